@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""Fast, approximate facts about one C file: functions, calls, ops tables.
+
+This is the front end shared by the rules (in-file reachability, run inside
+spatch) and by the audit (the cross-file call graph).  It does not parse C;
+it blanks comments, strings and preprocessor lines, then tracks braces.  That
+is enough for kernel style code and survives the macros that make spatch give
+up on a function, which matters because a function spatch cannot parse is
+still a caller or a root for the functions it can.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import asdict, dataclass, field
+
+KEYWORDS = frozenset("""
+if for while switch return sizeof typeof __typeof__ __typeof do else case
+goto default defined __attribute__ __builtin_expect likely unlikely
+asm __asm__ volatile __volatile__ _Static_assert static_assert offsetof
+__alignof__ _Alignof alignof
+""".split())
+
+# Words that may precede a function name in a definition but are not its type.
+DECL_NOISE = frozenset("""
+static inline extern __always_inline noinline __init __exit __cold __hot
+notrace __maybe_unused __used __weak __sched __ref __meminit __devinit
+__cpuinit __noreturn noinstr __visible asmlinkage __attribute_const__
+__must_check __latent_entropy __init_or_module __kprobes nokprobe_inline
+__always_unused __flatten __noinline_for_stack __net_init __net_exit
+""".split())
+
+IDENT = re.compile(r"[A-Za-z_]\w*")
+CALL = re.compile(r"([A-Za-z_]\w*)\s*\(")
+STRUCT_INIT = re.compile(
+    r"struct\s+([A-Za-z_]\w*)\s+(?:__\w+\s+)*(?:const\s+)?([A-Za-z_]\w*)\s*"
+    r"(?:\[[^\]=;{]*\]\s*)?(?:__\w+(?:\([^)]*\))?\s*)*=\s*\{")
+DESIGNATED = re.compile(r"\.\s*([A-Za-z_]\w*)\s*=\s*&?\s*\(?\s*([A-Za-z_]\w*)\s*\)?\s*(?=[,}\n])")
+MEMBER_ASSIGN = re.compile(r"(?:->|\.)\s*([A-Za-z_]\w*)\s*=\s*&?\s*([A-Za-z_]\w*)\s*;")
+
+
+@dataclass
+class Call:
+    callee: str
+    line: int
+    # discarded | returned | tested | assigned:<var> | other
+    use: str
+    via_member: bool = False
+
+
+@dataclass
+class Function:
+    name: str
+    line: int
+    end_line: int
+    return_type: str
+    is_static: bool
+    calls: list[Call] = field(default_factory=list)
+    # Lines of `return EXPR;` statements, with EXPR text.
+    returns: list[tuple[int, str]] = field(default_factory=list)
+    macro: str = ""
+
+
+@dataclass
+class Ref:
+    struct_type: str
+    member: str
+    func: str
+    line: int
+
+
+@dataclass
+class MacroRef:
+    macro: str
+    args: list[str]
+    line: int
+    function: str = ""
+
+
+@dataclass
+class FileFacts:
+    path: str
+    functions: dict[str, Function] = field(default_factory=dict)
+    refs: list[Ref] = field(default_factory=list)
+    macro_refs: list[MacroRef] = field(default_factory=list)
+    address_taken: set[str] = field(default_factory=set)
+
+    def function_at(self, line: int) -> Function | None:
+        best = None
+        for fn in self.functions.values():
+            if fn.line <= line <= fn.end_line:
+                if best is None or fn.line > best.line:
+                    best = fn
+        return best
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["address_taken"] = sorted(self.address_taken)
+        return d
+
+    @staticmethod
+    def from_json(d: dict) -> "FileFacts":
+        ff = FileFacts(d["path"])
+        for name, f in d["functions"].items():
+            calls = [Call(**c) for c in f.pop("calls")]
+            rets = [tuple(r) for r in f.pop("returns")]
+            ff.functions[name] = Function(calls=calls, returns=rets, **f)
+        ff.refs = [Ref(**r) for r in d["refs"]]
+        ff.macro_refs = [MacroRef(**m) for m in d["macro_refs"]]
+        ff.address_taken = set(d["address_taken"])
+        return ff
+
+
+NOISE = re.compile(
+    r"/\*.*?\*/"                       # block comment
+    r"|//[^\n]*"                        # line comment
+    r"|\"(?:\\.|[^\"\\\n])*\""   # string literal
+    r"|'(?:\\.|[^'\\\n])*'"         # char literal
+    r"|^[ \t]*#(?:\\\n|[^\n])*",    # preprocessor line and continuations
+    re.S | re.M)
+
+
+def _blank(m: re.Match) -> str:
+    s = m.group(0)
+    if s[0] in "\"'":
+        return s[0] + re.sub(r"[^\n]", " ", s[1:-1]) + s[-1]
+    return re.sub(r"[^\n]", " ", s)
+
+
+def blank_noise(text: str) -> str:
+    """Blank comments, string and char literals, and preprocessor lines.
+
+    Newlines are kept so that offsets still map to the same line numbers.
+    """
+    return NOISE.sub(_blank, text)
+
+
+def matching(text: str, i: int, open_c: str, close_c: str) -> int:
+    """Index of the bracket closing the one at i, or len(text)."""
+    depth = 0
+    for j in range(i, len(text)):
+        c = text[j]
+        if c == open_c:
+            depth += 1
+        elif c == close_c:
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(text)
+
+
+def split_args(s: str) -> list[str]:
+    args, depth, cur = [], 0, []
+    for c in s:
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        if c == "," and depth == 0:
+            args.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+    tail = "".join(cur).strip()
+    if tail or args:
+        args.append(tail)
+    return args
+
+
+class LineIndex:
+    def __init__(self, text: str):
+        self.starts = [0]
+        for m in re.finditer("\n", text):
+            self.starts.append(m.end())
+
+    def line(self, off: int) -> int:
+        import bisect
+        return bisect.bisect_right(self.starts, off)
+
+
+def classify_use(text: str, start: int, end: int) -> str:
+    """How the value of the call text[start:end] is used."""
+    before = text[max(0, start - 200):start].rstrip()
+    after = text[end:end + 40].lstrip()
+    if re.search(r"\breturn$", before):
+        return "returned"
+    m = re.search(r"([A-Za-z_]\w*(?:\s*(?:->|\.)\s*\w+)*)\s*[-+*/|&]?=$", before)
+    if m and not before.endswith("==") and not re.search(r"[=!<>]=$", before):
+        return "assigned:" + re.sub(r"\s+", "", m.group(1))
+    if re.search(r"(?:\bif|\bwhile)\s*\(\s*!?\s*$", before) or before.endswith("!") \
+            or re.search(r"(?:&&|\|\|)$", before) or re.search(r"\?\s*$", after[:1]):
+        return "tested"
+    if re.search(r"\(\s*void\s*\)$", before):
+        return "discarded"
+    if after.startswith(";") and (before == "" or before[-1] in ";{}:)" or
+                                  re.search(r"\belse$", before)):
+        return "discarded"
+    if re.search(r"IS_ERR(?:_OR_NULL)?\s*\($", before):
+        return "tested"
+    return "other"
+
+
+def scan_text(text: str, path: str = "", interesting: frozenset[str] = frozenset()) -> FileFacts:
+    """Scan C source text. `interesting` names calls whose args are kept."""
+    facts = FileFacts(path)
+    clean = blank_noise(text)
+    lines = LineIndex(clean)
+    n = len(clean)
+    depth = 0
+    i = 0
+    stmt_start = 0
+    bodies: list[tuple[int, int, Function]] = []
+    while i < n:
+        c = clean[i]
+        if c == "{":
+            if depth == 0:
+                head = clean[stmt_start:i]
+                fn = function_head(head, stmt_start, lines)
+                end = matching(clean, i, "{", "}")
+                if fn is not None:
+                    fn.end_line = lines.line(end)
+                    facts.functions.setdefault(fn.name, fn)
+                    bodies.append((i, end, fn))
+                i = end + 1
+                stmt_start = i
+                continue
+            depth += 1
+        elif c == "}":
+            depth = max(0, depth - 1)
+        elif c == ";" and depth == 0:
+            stmt_start = i + 1
+        i += 1
+
+    in_body = bytearray(n)
+    for start, end, fn in bodies:
+        in_body[start:end] = b"\x01" * (end - start)
+        scan_body(clean, start, end, fn, lines, facts, interesting)
+
+    # Top-level macro invocations: DEVICE_ATTR_RW(foo); module_exit(bar); ...
+    for m in CALL.finditer(clean):
+        if in_body[m.start()] or m.group(1) in KEYWORDS:
+            continue
+        name = m.group(1)
+        if not (name.isupper() or name in interesting or "_" in name and name.split("_")[0].isupper()
+                or name in ("module_init", "module_exit", "late_initcall")):
+            continue
+        close = matching(clean, m.end() - 1, "(", ")")
+        facts.macro_refs.append(MacroRef(name, split_args(clean[m.end():close]),
+                                         lines.line(m.start())))
+
+    for m in STRUCT_INIT.finditer(clean):
+        stype = m.group(1)
+        open_b = m.end() - 1
+        close = matching(clean, open_b, "{", "}")
+        body = clean[open_b:close]
+        for d in DESIGNATED.finditer(body):
+            facts.refs.append(Ref(stype, d.group(1), d.group(2),
+                                  lines.line(open_b + d.start())))
+    for start, end, _fn in bodies:
+        for d in MEMBER_ASSIGN.finditer(clean, start, end):
+            facts.refs.append(Ref("", d.group(1), d.group(2), lines.line(d.start())))
+
+    names = set(facts.functions)
+    for m in IDENT.finditer(clean):
+        w = m.group(0)
+        if w in names:
+            rest = clean[m.end():m.end() + 20].lstrip()
+            if not rest.startswith("("):
+                facts.address_taken.add(w)
+    return facts
+
+
+def function_head(head: str, base: int, lines: LineIndex) -> Function | None:
+    h = head.rstrip()
+    if not h.endswith(")"):
+        # `int f(void) __acquires(x)` and attribute tails.
+        m = re.search(r"\)\s*(?:__\w+(?:\([^()]*\))?\s*)+$", h)
+        if not m:
+            return None
+        h = h[:m.start() + 1]
+    # Find the parameter list: the paren group that closes at the end.
+    depth = 0
+    for j in range(len(h) - 1, -1, -1):
+        if h[j] == ")":
+            depth += 1
+        elif h[j] == "(":
+            depth -= 1
+            if depth == 0:
+                break
+    else:
+        return None
+    before = h[:j].rstrip()
+    m = re.search(r"([A-Za-z_]\w*)$", before)
+    if not m:
+        return None
+    name = m.group(1)
+    if name in KEYWORDS or "=" in before:
+        return None
+    rtype_text = before[:m.start()]
+    words = rtype_text.split()
+    is_static = "static" in words
+    macro = ""
+    if re.match(r"(COMPAT_)?SYSCALL_DEFINE\d$", name):
+        args = split_args(h[j + 1:-1])
+        macro = name
+        name = ("compat_sys_" if name.startswith("COMPAT") else "sys_") + (args[0] if args else "")
+        rtype = "long"
+    else:
+        rtype = " ".join(w for w in re.sub(r"\*", " * ", rtype_text).split()
+                         if w not in DECL_NOISE and not w.startswith("__attribute__"))
+        rtype = rtype.replace(" *", "*").replace("* ", "*").strip()
+        if not rtype or rtype.endswith(",") or re.search(r"[;{}]", rtype):
+            if re.search(r"[;{}]", rtype):
+                return None
+            rtype = "int"
+    start_off = base + len(head) - len(head.lstrip())
+    return Function(name, lines.line(base + m.start()), 0, rtype, is_static, macro=macro)
+
+
+def scan_body(clean: str, start: int, end: int, fn: Function, lines: LineIndex,
+              facts: FileFacts, interesting: frozenset[str]) -> None:
+    for m in CALL.finditer(clean, start, end):
+        name = m.group(1)
+        if name in KEYWORDS:
+            continue
+        pre = clean[max(0, m.start() - 3):m.start()].rstrip()
+        via_member = pre.endswith("->") or pre.endswith(".")
+        close = matching(clean, m.end() - 1, "(", ")")
+        use = classify_use(clean, m.start(), close + 1)
+        fn.calls.append(Call(name, lines.line(m.start()), use, via_member))
+        if name in interesting:
+            facts.macro_refs.append(MacroRef(name, split_args(clean[m.end():close]),
+                                             lines.line(m.start()), fn.name))
+    for m in re.finditer(r"\breturn\b\s*([^;]*);", clean[start:end]):
+        fn.returns.append((lines.line(start + m.start()), " ".join(m.group(1).split())))
+
+
+def scan_file(path: str, interesting: frozenset[str] = frozenset()) -> FileFacts:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return scan_text(f.read(), path, interesting)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description="Print the facts csource finds in C files.")
+    ap.add_argument("files", nargs="+")
+    args = ap.parse_args()
+    for p in args.files:
+        json.dump(scan_file(p).to_json(), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,516 @@
+"""The Python half of the killable rules, imported by every cocci/*.cocci.
+
+spatch runs the SmPL; this module decides, per sleep site, whether the site is
+on a syscall path, whether its function can carry an error, and why not.  It
+keeps per-file state, because spatch runs every rule over one file before it
+moves on to the next (also under --jobs, where each worker has its own copy).
+
+Inputs besides the C file:
+  cocci/data/*.tsv          root tables, acquisitions, primitives
+  KILLABLE_REACH or -D killable_reach=FILE
+                            cross-file reachability written by the audit
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import csource  # noqa: E402
+import reachability  # noqa: E402
+
+DATA_DIR = os.path.join(os.path.dirname(HERE), "cocci", "data")
+
+RET_NAMES = ("ret", "err", "rc", "error", "retval", "res", "result", "status", "rv", "r")
+INT_TYPES = re.compile(r"^(?:(?:unsigned|signed|const)\s*)*(?:int|long|long long|ssize_t|"
+                       r"loff_t|s32|s64|__s32|__s64|long int|short)$")
+TRUTH_TYPES = ("bool", "_Bool")
+
+
+@dataclass
+class Primitive:
+    name: str
+    twin: str
+    family: str
+    error: str          # what the twin returns on a fatal signal
+    shape: str          # stmt | timeout | poll
+    needs: str = ""     # a kernel patch the twin comes from, if 6.1 lacks it
+
+
+def load_primitives(path: str) -> dict[str, Primitive]:
+    prims = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            cols = line.rstrip("\n").split("\t")
+            p = Primitive(*cols[:5], needs=cols[5] if len(cols) > 5 else "")
+            prims[p.name] = p
+    return prims
+
+
+def load_acquires(path: str) -> tuple[dict[str, tuple[str, str]], list[re.Pattern]]:
+    table: dict[str, tuple[str, str]] = {}
+    patterns: list[re.Pattern] = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            if line.startswith("~"):
+                patterns.append(re.compile(line[1:].strip()))
+                continue
+            acq, rel, style = line.split()[:3]
+            table[acq] = (rel, style)
+    return table, patterns
+
+
+RELEASE_PATTERN = re.compile(r"(?:^up$|^up_|_unlock|unlock_|free|_put$|^put_|_put_|_release$|"
+                             r"_end$|_stop$|^fput$|^dput$|^iput$|^mmput$)")
+
+
+@dataclass
+class Site:
+    file: str
+    line: int
+    col: int
+    colend: int
+    prim: str
+    func: str = ""
+    verdict: str = ""
+    args: str = ""
+    printed: bool = False
+
+
+class Rules:
+    """All state of one spatch process."""
+
+    def __init__(self) -> None:
+        self.prims = load_primitives(os.path.join(DATA_DIR, "primitives.tsv"))
+        self.acquires, self.acq_patterns = load_acquires(
+            os.path.join(DATA_DIR, "acquire-release.tsv"))
+        self.releases = {rel for rel, _ in self.acquires.values()}
+        self.table = reachability.load_tables(DATA_DIR)
+        self.interesting = self.table.interesting()
+        self.facts: dict[str, csource.FileFacts] = {}
+        self.reach: dict[str, reachability.Reach] = {}
+        self.sites: dict[tuple[str, str, str, str], Site] = {}
+        self.held: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+        self.current = ""
+        self.printed: set[tuple[str, str, str]] = set()
+        self.external: dict[str, dict[str, set[str]]] | None = None
+        self.external_path = ""
+        self.trees: dict[str, str] = {}
+        self.has_twin: dict[tuple[str, str], bool] = {}
+        path = os.environ.get("KILLABLE_REACH", "")
+        if path:
+            self.load_external(path)
+
+    # ---- inputs -------------------------------------------------------
+
+    def load_external(self, path: str) -> None:
+        if path == self.external_path:
+            return
+        self.external_path = path
+        self.external = {}
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("#") or not line.strip():
+                    continue
+                cols = line.rstrip("\n").split("\t")
+                if len(cols) < 3:
+                    continue
+                self.external.setdefault(cols[1], {})[cols[0]] = set(cols[2].split(","))
+
+    def file_facts(self, path: str) -> csource.FileFacts:
+        ff = self.facts.get(path)
+        if ff is None:
+            ff = csource.scan_file(path, self.interesting)
+            self.facts[path] = ff
+            self.reach[path] = reachability.file_reach(ff, self.table)
+        return ff
+
+    def tree_of(self, path: str) -> str:
+        """The kernel tree a file is in: the nearest parent with include/linux."""
+        d = os.path.dirname(os.path.abspath(path))
+        if d in self.trees:
+            return self.trees[d]
+        probe = d
+        while probe != os.path.dirname(probe):
+            if os.path.isdir(os.path.join(probe, "include", "linux")):
+                break
+            probe = os.path.dirname(probe)
+        else:
+            probe = ""
+        self.trees[d] = probe
+        return probe
+
+    def tree_has(self, path: str, prim: Primitive) -> bool:
+        """Whether the target tree defines the twin (inode_lock_killable is 6.16+)."""
+        if not prim.needs:
+            return True
+        tree = self.tree_of(path)
+        key = (tree, prim.twin)
+        if key not in self.has_twin:
+            found = False
+            for hdr in ("include/linux/fs.h", "include/linux/wait.h"):
+                try:
+                    with open(os.path.join(tree, hdr), encoding="utf-8", errors="replace") as f:
+                        if re.search(r"\b%s\b" % re.escape(prim.twin), f.read()):
+                            found = True
+                            break
+                except OSError:
+                    pass
+            # A tree-less file (a test fixture) says what its tree would have.
+            if not found and not tree:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    found = f"killable: tree-has {prim.twin}" in f.read()
+            self.has_twin[key] = found
+        return self.has_twin[key]
+
+    # ---- names --------------------------------------------------------
+
+    def twin(self, prim: str) -> str:
+        return self.prims[prim].twin
+
+    def error(self, prim: str) -> str:
+        return self.prims[prim].error
+
+    def is_acquire(self, name: str) -> bool:
+        if name in self.acquires:
+            return True
+        if name in self.releases or RELEASE_PATTERN.search(name):
+            return False
+        return any(p.search(name) for p in self.acq_patterns)
+
+    def is_release(self, name: str) -> bool:
+        return name in self.releases or RELEASE_PATTERN.search(name) is not None
+
+    def release_of(self, acq: str) -> str:
+        return self.acquires.get(acq, ("", ""))[0]
+
+    def style_of(self, acq: str) -> str:
+        return self.acquires.get(acq, ("", "none"))[1]
+
+    # ---- sites ----------------------------------------------------
+    #
+    # After a rule changes a function, spatch reparses it from a temporary
+    # file, so later rules see positions in that file.  Verdicts are therefore
+    # keyed by what survives a rewrite: the file being processed (remembered
+    # from the first rule), the function and the call's text.
+
+    def enter(self, p) -> None:
+        f = p[0].file
+        if not self.is_scratch(f):
+            self.current = f
+
+    @staticmethod
+    def is_scratch(path: str) -> bool:
+        return os.path.basename(path).startswith("cocci_small_output")
+
+    def real_file(self, p) -> str:
+        f = p[0].file
+        return self.current if self.is_scratch(f) else f
+
+    def site(self, p, prim: str = "", args: str = "") -> Site:
+        pos = p[0]
+        path = self.real_file(p)
+        func = pos.current_element
+        key = (path, func, prim, " ".join(str(args).split()))
+        s = self.sites.get(key)
+        if s is None:
+            s = Site(path, int(pos.line), int(pos.column), int(pos.column_end), prim, func)
+            s.args = key[3]
+            self.sites[key] = s
+        return s
+
+    def held_at(self, p) -> list[tuple[str, str]]:
+        return self.held.setdefault((p[0].file, p[0].line, p[0].column), [])
+
+    def record_held(self, p, acq: str, expr: str) -> None:
+        h = self.held_at(p)
+        if (acq, expr) not in h:
+            h.append((acq, expr))
+
+    def verdict(self, p, prim: str, args: str = "") -> str:
+        s = self.site(p, prim, args)
+        if not s.verdict:
+            s.verdict = self.judge(s)
+        return s.verdict
+
+    def ok(self, p, prim: str, args: str = "") -> bool:
+        """Position constraint: the site may be converted if a shape fits."""
+        return self.verdict(p, prim, args) == "converted"
+
+    def returns_pointer(self, p) -> bool:
+        fn = self.function_named(self.real_file(p), p[0].current_element)
+        return fn is not None and fn.return_type.endswith("*")
+
+    def function_named(self, path: str, name: str) -> csource.Function | None:
+        ff = self.file_facts(path)
+        fn = ff.functions.get(name)
+        if fn is None and name.startswith("SYSCALL_DEFINE") or fn is None:
+            for f in ff.functions.values():
+                if f.macro and name.startswith(f.macro):
+                    return f
+        return fn
+
+    def function(self, s: Site) -> csource.Function | None:
+        return self.function_named(s.file, s.func)
+
+    def err_return(self, p, prim: str, value: str = "") -> str:
+        """The error a failed twin makes the function return."""
+        err = value or self.error(prim)
+        return f"ERR_PTR({err})" if self.returns_pointer(p) else err
+
+    def keeps_code(self, prim: str) -> bool:
+        """The twin's own result is the error (not so for schedule_timeout)."""
+        return self.prims[prim].shape == "stmt"
+
+    def uses_time_left(self, p) -> bool:
+        path = self.real_file(p)
+        fn = self.function_named(path, p[0].current_element)
+        if fn is None:
+            return True
+        body = "\n".join(self.source_lines(path)[fn.line - 1:fn.end_line])
+        return re.search(r"\btime_left\b", body) is not None
+
+    # ---- verdicts -----------------------------------------------------
+
+    def judge(self, s: Site) -> str:
+        prim = self.prims[s.prim]
+        fn = self.function(s)
+        if fn is None:
+            return "manual: enclosing function not found"
+        ff = self.file_facts(s.file)
+        reach = self.reach[s.file]
+        sys_kinds, mnf_kinds, chain, mnf_chain = self.classes(s.file, fn.name, reach)
+        if mnf_kinds:
+            how = " -> ".join(mnf_chain) if mnf_chain else fn.name
+            kinds = ", ".join(sorted(mnf_kinds))
+            if sys_kinds:
+                return f"refused: also reachable from must-not-fail root {kinds} ({how})"
+            return f"refused: reachable from must-not-fail root {kinds} ({how})"
+        if not sys_kinds:
+            return "not on a syscall path"
+        rtype = fn.return_type
+        if rtype == "__poll_t":
+            return "refused: ->poll cannot return an error"
+        if rtype == "vm_fault_t":
+            return "manual: vm_fault_t fault handler; needs VM_FAULT_RETRY plumbing"
+        if rtype == "void":
+            return "manual: void function cannot carry an error; make it int __must_check and check callers"
+        if rtype in TRUTH_TYPES:
+            return f"manual: {rtype} function cannot carry an error"
+        if rtype.endswith("*"):
+            if not self.pointer_checked(ff, fn, reach):
+                return "manual: pointer return; a caller does not test IS_ERR"
+        elif not INT_TYPES.match(rtype):
+            return f"manual: return type {rtype} cannot carry an error"
+        if not self.tree_has(s.file, prim):
+            return f"manual: needs kernel-patches/{prim.needs}"
+        why = self.handoff(s, ff, fn)
+        if why:
+            return "refused: " + why
+        why = self.callers_problem(ff, fn, reach)
+        if why:
+            return "manual: " + why
+        if prim.shape == "poll" and not self.in_loop(s, ff, fn):
+            return "manual: not a polling loop; a fixed delay is left as it is"
+        return "converted"
+
+    def classes(self, path: str, func: str, reach: reachability.Reach):
+        sys_kinds = set(reach.syscall_kinds.get(func, set()))
+        mnf_kinds = set(reach.mnf_kinds.get(func, set()))
+        chain = reach.syscall.get(func, [])
+        mnf_chain = reach.mnf.get(func, [])
+        if self.external is not None:
+            ext = self.external.get(func, {})
+            for rel, classes in ext.items():
+                if path.endswith(rel) or rel == "*":
+                    for c in classes:
+                        if c.startswith("mnf:"):
+                            mnf_kinds.add(c[4:])
+                        elif c:
+                            sys_kinds.add(c)
+        return sys_kinds, mnf_kinds, chain, mnf_chain
+
+    def pointer_checked(self, ff: csource.FileFacts, fn: csource.Function,
+                        reach: reachability.Reach) -> bool:
+        if fn.name in reach.errptr_roots:
+            return True
+        callers = self.callers(ff, fn.name)
+        if not callers:
+            return False
+        for caller, call in callers:
+            if call.use == "tested" or call.use == "returned":
+                continue
+            if call.use.startswith("assigned:"):
+                var = call.use.split(":", 1)[1]
+                if self.tests_is_err(ff, caller, var, call.line):
+                    continue
+            return False
+        return True
+
+    def tests_is_err(self, ff: csource.FileFacts, caller: csource.Function,
+                     var: str, line: int) -> bool:
+        for c in caller.calls:
+            if c.callee in ("IS_ERR", "IS_ERR_OR_NULL", "PTR_ERR_OR_ZERO") and \
+                    line <= c.line <= line + 3:
+                return True
+        return False
+
+    def callers(self, ff: csource.FileFacts, name: str):
+        out = []
+        for fn in ff.functions.values():
+            for c in fn.calls:
+                if c.callee == name and not c.via_member:
+                    out.append((fn, c))
+        return out
+
+    def callers_problem(self, ff: csource.FileFacts, fn: csource.Function,
+                        reach: reachability.Reach) -> str:
+        """A reason the new error would be lost on the way back, or ''."""
+        if fn.name in reach.root_via:
+            return ""
+        seen: set[str] = set()
+        todo = [fn]
+        while todo:
+            f = todo.pop()
+            if f.name in seen:
+                continue
+            seen.add(f.name)
+            if f.name in reach.root_via:
+                continue
+            if f.name in ff.address_taken:
+                return f"address of {f.name}() is taken; indirect callers are not checked"
+            if not f.is_static and self.external is None:
+                return f"{f.name}() is not static; callers in other files are not checked (run make audit)"
+            for caller, call in self.callers(ff, f.name):
+                if call.use == "discarded":
+                    return f"{caller.name}() ignores the result of {f.name}()"
+                if call.use == "other":
+                    return f"{caller.name}() uses the result of {f.name}() in a way not checked"
+                if call.use == "returned":
+                    todo.append(caller)
+                if call.use.startswith("assigned:") and not self.result_checked(caller, call):
+                    return f"{caller.name}() does not check the result of {f.name}()"
+            if f is not fn and not (INT_TYPES.match(f.return_type) or f.return_type.endswith("*")):
+                return f"{f.name}() returns {f.return_type}; the error cannot pass through"
+        if self.truth_valued(fn):
+            return f"{fn.name}() returns a truth value; callers would read -EINTR as true"
+        return ""
+
+    def result_checked(self, caller: csource.Function, call: csource.Call) -> bool:
+        var = call.use.split(":", 1)[1]
+        if var not in RET_NAMES and not re.match(r"^\w+$", var):
+            return False
+        return True
+
+    def truth_valued(self, fn: csource.Function) -> bool:
+        vals = {v for _, v in fn.returns}
+        return bool(vals) and vals <= {"0", "1", "true", "false"} and "1" in vals | {"true"} \
+            and ("1" in vals or "true" in vals)
+
+    def call_offsets(self, s: Site, fn: csource.Function) -> tuple[str, list[int]]:
+        """The function's blanked text and where in it the site's call stands."""
+        lines = self.source_lines(s.file)[fn.line - 1:fn.end_line]
+        body = csource.blank_noise("\n".join(lines))
+        offs = []
+        want = "".join(s.args.split())
+        for m in re.finditer(r"\b%s\s*\(" % re.escape(s.prim), body):
+            close = csource.matching(body, m.end() - 1, "(", ")")
+            if "".join(body[m.end():close].split()) == want or not want:
+                offs.append(m.start())
+        return body, offs
+
+    def handoff(self, s: Site, ff: csource.FileFacts, fn: csource.Function) -> str:
+        """Exclusive handoffs: the waiter owns what it waits for once woken."""
+        prim = self.prims[s.prim]
+        if prim.family not in ("completion", "wait_event", "wait_var_event"):
+            return ""
+        body, offs = self.call_offsets(s, fn)
+        m = re.match(r"&?\s*(\w+)", s.args)
+        if not m:
+            return ""
+        obj = m.group(1)
+        if re.search(r"DECLARE_COMPLETION_ONSTACK\s*\(\s*%s\s*\)" % obj, body) or \
+                re.search(r"\bstruct\s+completion\s+%s\s*[;=]" % obj, body) or \
+                re.search(r"DECLARE_WAIT_QUEUE_HEAD_ONSTACK\s*\(\s*%s\s*\)" % obj, body):
+            return (f"on-stack {obj} is handed to another context; "
+                    "bailing out would let the waker write a dead stack frame")
+        base = re.match(r"&?\s*(\w+)\s*(?:->|\.)", s.args)
+        after = body[offs[0]:] if offs else ""
+        if base and re.search(r"\bk(?:v)?free\s*\(\s*%s\s*\)" % base.group(1), after):
+            return (f"{base.group(1)} is freed after the wait; "
+                    "the waker may still signal it after an early exit")
+        return ""
+
+    def in_loop(self, s: Site, ff: csource.FileFacts, fn: csource.Function) -> bool:
+        body, offs = self.call_offsets(s, fn)
+        return bool(offs) and all(self.loop_at(body, off) for off in offs)
+
+    @staticmethod
+    def loop_at(body: str, off: int) -> bool:
+        """Whether offset off of a function body sits inside a loop body."""
+        stack: list[bool] = []
+        pending = False
+        for m in re.finditer(r"\b(?:while|for|do)\b|[{};]", body[:off]):
+            tok = m.group(0)
+            if tok == "{":
+                stack.append(pending or (bool(stack) and stack[-1]))
+                pending = False
+            elif tok == "}":
+                if stack:
+                    stack.pop()
+            elif tok == ";":
+                if not body[m.start():m.start() + 1].strip() == ";":
+                    pending = False
+            else:
+                pending = True
+        return pending or (bool(stack) and stack[-1])
+
+    def source_lines(self, path: str) -> list[str]:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().split("\n")
+
+    # ---- output -------------------------------------------------------
+
+    def message(self, s: Site) -> str:
+        return f"{s.prim} in {s.func or '?'}(): {s.verdict}"
+
+    def report(self, p, prim: str, args: str = "", verdict: str = "") -> None:
+        """Print one line for a site once (report and org modes only).
+
+        These modes change nothing, so positions are the file's own and the
+        first shape rule that matches a site claims it.
+        """
+        import coccilib  # only inside spatch
+        key = (p[0].file, p[0].line, p[0].column)
+        if key in self.printed:
+            return
+        self.printed.add(key)
+        v = verdict or self.verdict(p, prim, args)
+        if v == "converted" and not verdict:
+            held = ", ".join(f"{a}({e})" for a, e in self.held_at(p)) or "resources"
+            v = f"manual: {held} held at the sleep; no error label to reuse and no inline undo"
+        msg = f"{prim} in {p[0].current_element}(): {v}"
+        if self.org:
+            coccilib.org.print_todo(p[0], msg)
+        else:
+            coccilib.report.print_report(p[0], msg)
+
+    org = False
+
+
+def instance() -> Rules:
+    """One Rules per spatch process, shared by every rule file loaded into it."""
+    mod = sys.modules[__name__]
+    inst = getattr(mod, "_instance", None)
+    if inst is None:
+        inst = Rules()
+        setattr(mod, "_instance", inst)
+    return inst
