@@ -45,7 +45,7 @@ $(CACHE)/.deps-ok:
 # The cache is a git repo so that spatch --use-gitgrep and `git diff` work.
 kernel-cache: $(KCACHE)/.killable-ok
 
-$(KCACHE)/.killable-ok: $(CACHE)/.deps-ok
+$(KCACHE)/.killable-ok: | $(CACHE)/.deps-ok
 	@test -f $(KSRC_TARBALL) || { echo "deps: $(KSRC_TARBALL) missing (apt-get install linux-source-6.1)" >&2; exit 1; }
 	@echo "deps: unpacking $(KSRC_TARBALL) into $(KCACHE)"
 	@rm -rf $(KCACHE).tmp && mkdir -p $(KCACHE).tmp
@@ -55,3 +55,98 @@ $(KCACHE)/.killable-ok: $(CACHE)/.deps-ok
 		commit -q -m "linux $$(make -s kernelversion) (Debian linux-source-6.1)"
 	@rm -rf $(KCACHE) && mv $(KCACHE).tmp $(KCACHE)
 	@touch $@
+
+## make rules: regenerate cocci/*.cocci from cocci/templates and cocci/data
+rules:
+	@$(PYTHON) scripts/gen_family_rules.py
+
+## make coccicheck [KDIR=tree] [M=subdir] [MODE=patch|report|context|org] [COCCI=cocci/x.cocci] [J=n]
+coccicheck: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
+	@$(PYTHON) scripts/coccicheck.py --kdir $(KDIR) --mode $(MODE) -j $(J) \
+		$(if $(M),-m $(M)) $(if $(COCCI),--cocci $(COCCI)) \
+		$(if $(REACH),--reach $(REACH)) $(if $(filter-out 0,$(V)),-v) \
+		--spflags "$(SPFLAGS)"
+
+# --- audit ---
+# make audit [M=subdir] [J=n]: rules over the tree, joined with the cross-file
+# call graph; reports in reports/<tree>/.  make hung LOG=dmesg.txt maps
+# hung-task traces to audited sites.  make bench [FULL=1] [BENCH_M=dir]
+# compares with coccicheck.  make check-audit runs tests/audit/.
+AUDIT_FLAGS ?=
+LOG ?=
+FULL ?=
+BENCH_M ?= drivers/char
+
+.PHONY: audit hung bench check-audit
+
+audit:
+	$(PYTHON) scripts/audit.py --kdir $(KDIR) -j $(J) --cache $(CACHE) --spatch $(SPATCH) \
+		$(if $(M),-M $(M)) $(if $(SPFLAGS),--spflags "$(SPFLAGS)") $(AUDIT_FLAGS)
+
+hung:
+	@test -n "$(LOG)" || { echo "hung: give LOG=dmesg.txt" >&2; exit 2; }
+	$(PYTHON) scripts/hung_task.py --kdir $(KDIR) --cache $(CACHE) --spatch $(SPATCH) \
+		$(if $(M),-M $(M)) $(LOG)
+
+bench:
+	$(PYTHON) scripts/bench.py --kdir $(KDIR) -j $(J) --spatch $(SPATCH) \
+		$(if $(FULL),--full,-M $(BENCH_M))
+
+check-audit:
+	$(PYTHON) tests/audit/run_tests.py --kdir $(KDIR) --spatch $(SPATCH)
+
+# --- kernel ---
+# The test kernel (tests/kernel/README.md): kernel-patches/ applied to a
+# clone of $(KCACHE), killdemo converted by the tree's own coccicheck with
+# cocci/*.cocci, one tinyconfig-based bzImage booted under qemu (TCG).
+# Both targets share the build; stamps in $(KERNEL_BUILD_DIR) skip the
+# steps whose inputs did not change.
+KERNEL_BUILD_DIR ?= $(CACHE)/build-kernel
+KERNEL_JOBS ?= 2
+KERNELTEST = $(PYTHON) tests/kernel/kerneltest.py --kcache $(KCACHE) \
+	--build-dir $(KERNEL_BUILD_DIR) --jobs $(KERNEL_JOBS)
+
+.PHONY: kernel-patches-check check-kernel kernel-build
+
+## make kernel-patches-check: checkpatch --strict the series, boot it, KUnit must pass
+kernel-patches-check: kernel-cache
+	$(KERNELTEST) patches-check
+
+## make check-kernel: boot killdemo as written and as converted, check the table
+check-kernel: kernel-cache
+	$(KERNELTEST) check
+
+kernel-build: kernel-cache
+	$(KERNELTEST) build
+
+# --- rule tests ---
+# tests/cases/NAME.c against cocci/<family>.cocci (scripts/run_rule_tests.py,
+# see tests/README.md).  K=PATTERN selects cases; UPDATE=1 rewrites the
+# expected .res/.stdout from the current rules (review them after).
+K ?=
+UPDATE ?=
+
+.PHONY: check-rules
+
+## make check-rules [K=pattern] [UPDATE=1]: run the rule test cases (tests/cases)
+check-rules:
+	@$(PYTHON) scripts/run_rule_tests.py --jobs $(J) --spatch $(SPATCH) \
+		$(if $(K),-k '$(K)') $(if $(filter 1,$(UPDATE)),--update) $(if $(filter 1,$(V)),-v)
+
+## make check-fast: the quick tier (< 2 min): generated rules fresh, rule fixtures, unit tests
+check-fast: check-generated check-rules
+
+check-generated:
+	@$(PYTHON) scripts/gen_family_rules.py --check && \
+		echo "generated rules: 1 passed, 0 failed" || \
+		{ echo "generated rules: 0 passed, 1 failed"; exit 1; }
+
+## make check-smoke: patch and report mode over linux 6.1 drivers/char, drivers/misc, fs/proc
+check-smoke: kernel-cache
+	@$(PYTHON) tests/smoke_real_tree.py --kdir $(KCACHE) -j $(J)
+
+## make check: every test (fast tier, real-tree smoke, audit, kernel patches and the boot test)
+check: deps
+	@rc=0; for t in check-fast check-smoke check-audit check-kernel; do \
+		echo "== $$t"; $(MAKE) --no-print-directory $$t || rc=1; \
+	done; exit $$rc

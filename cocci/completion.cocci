@@ -573,7 +573,19 @@ K.report(p, prim, es, "converted")
 // ---- completion: `wait_for_completion_timeout(...)`: the result is the time left ----
 // The twin returns a negative error, 0 on timeout or the time left, so the
 // result must be signed and tested for < 0 before == 0.
-@completion_theld exists@
+@completion_tenter@
+identifier prim = {wait_for_completion_timeout};
+position p;
+@@
+prim@p(...)
+
+@script:python@
+p << completion_tenter.p;
+@@
+K.enter(p)
+
+// `if (!wait(...))`: keep the time left in a new signed local.
+@completion_theld_a exists@
 position p;
 expression E;
 identifier prim = {wait_for_completion_timeout};
@@ -584,136 +596,158 @@ identifier rel : script:python() { K.is_release(rel) };
 acq(E, ...)
 |
 E = acq(...)
+|
+acq()
 )
 ... when != rel(E)
     when != rel(E, ...)
+    when != rel()
 prim@p(...)
 
-@script:python@
-p << completion_theld.p;
-E << completion_theld.E;
-acq << completion_theld.acq;
+@completion_tok_a@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
 @@
-K.record_held(p, acq, E)
+prim@p(es)
 
-// `if (!wait(...))`: keep the time left in a new signed local.
 @completion_tif depends on !patch && (report || org)@
-identifier f;
 identifier prim = {wait_for_completion_timeout};
 expression list es;
 statement S1, S2;
-position p : script:python(prim) { K.shape(p, prim, "free") and not K.uses_time_left(p) };
+position q != completion_theld_a.p;
+position completion_tok_a.p;
+symbol time_left;
 @@
-f(...) {
-<...
 (
-  if (!prim@p(es))
+  if (!prim@p@q(es))
   S1 else S2
 |
-  if (!prim@p(es))
+  if (!prim@p@q(es))
   S1
 |
-  if (prim@p(es) == 0)
+  if (prim@p@q(es) == 0)
   S1
 )
-...>
-}
 
+// The new local, once per function.
 @completion_tif_patch depends on patch && !context && !org && !report@
-identifier f;
 identifier prim = {wait_for_completion_timeout};
 expression list es;
 statement S1, S2;
-position p : script:python(prim) { K.shape(p, prim, "free") and not K.uses_time_left(p) };
+position q != completion_theld_a.p;
+position completion_tok_a.p;
 fresh identifier kprim = script:python(prim) { K.twin(prim) };
 fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim, "time_left") };
+symbol time_left;
+@@
+(
+- if (!prim@p@q(es))
++ time_left = kprim(es);
++ if (time_left < 0)
++	return ERR;
++ if (!time_left)
+  S1 else S2
+|
+- if (!prim@p@q(es))
++ time_left = kprim(es);
++ if (time_left < 0)
++	return ERR;
++ if (!time_left)
+  S1
+|
+- if (prim@p@q(es) == 0)
++ time_left = kprim(es);
++ if (time_left < 0)
++	return ERR;
++ if (!time_left)
+  S1
+)
+
+// The new local, once per function.
+@completion_tdecl depends on patch && !context && !org && !report@
+identifier f;
+identifier twin = {wait_for_completion_killable_timeout};
+symbol time_left;
 @@
 f(...) {
 + long time_left;
-<...
-(
-- if (!prim@p(es))
-+ time_left = kprim(es);
-+ if (time_left < 0)
-+	return ERR;
-+ if (!time_left)
-  S1 else S2
-|
-- if (!prim@p(es))
-+ time_left = kprim(es);
-+ if (time_left < 0)
-+	return ERR;
-+ if (!time_left)
-  S1
-|
-- if (prim@p(es) == 0)
-+ time_left = kprim(es);
-+ if (time_left < 0)
-+	return ERR;
-+ if (!time_left)
-  S1
-)
-...>
++
+<+...
+time_left = twin(...);
+...+>
 }
 
 @script:python depends on report || org@
-p << completion_tif.p;
+p << completion_tif.q;
 prim << completion_tif.prim;
+es << completion_tif.es;
 @@
-K.report(p, prim, "converted")
+K.report(p, prim, es, "converted")
 
 // `x = wait(...);` into a local: test x < 0 right after.
+@completion_theld_b exists@
+position p;
+expression E;
+identifier prim = {wait_for_completion_timeout};
+identifier acq : script:python() { K.is_acquire(acq) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq(E, ...)
+|
+E = acq(...)
+|
+acq()
+)
+... when != rel(E)
+    when != rel(E, ...)
+    when != rel()
+prim@p(...)
+
+@completion_tok_b@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) };
+@@
+prim@p(es)
+
 @completion_tset depends on !patch && (report || org)@
 identifier prim = {wait_for_completion_timeout};
 local idexpression x;
 expression list es;
-position p : script:python(prim) { K.shape(p, prim, "free") };
+position q != completion_theld_b.p;
+position completion_tok_b.p;
 @@
   x =
-  prim@p(es)
+  prim@p@q(es)
   ;
 
 @completion_tset_patch depends on patch && !context && !org && !report@
 identifier prim = {wait_for_completion_timeout};
 local idexpression x;
 expression list es;
-position p : script:python(prim) { K.shape(p, prim, "free") };
+position q != completion_theld_b.p;
+position completion_tok_b.p;
 fresh identifier kprim = script:python(prim) { K.twin(prim) };
 fresh identifier ERR = script:python(p, prim, x) { K.err_return(p, prim, x) };
 @@
   x =
-- prim@p(es)
+- prim@p@q(es)
 + kprim(es)
   ;
 + if (x < 0)
 +	return ERR;
 
 @script:python depends on report || org@
-p << completion_tset.p;
+p << completion_tset.q;
 prim << completion_tset.prim;
+es << completion_tset.es;
 @@
-K.report(p, prim, "converted")
+K.report(p, prim, es, "converted")
 
 // An unsigned local would hide the error: make it signed.
-@completion_tsigned depends on !patch && (report || org) exists@
-identifier x;
-identifier prim = {wait_for_completion_killable_timeout};
-expression E;
-@@
-(
-  unsigned long x;
-|
-  unsigned long x = E;
-|
-  unsigned int x;
-|
-  unsigned int x = E;
-)
-... when any
-x = prim(...);
-
-// ---- completion: what is left, with the reason ----
-@completion_tsigned_patch depends on patch && !context && !org && !report exists@
+@completion_tsigned depends on patch && !context && !org && !report exists@
 identifier x;
 identifier prim = {wait_for_completion_killable_timeout};
 expression E;

@@ -573,7 +573,19 @@ K.report(p, prim, es, "converted")
 // ---- wait_event: `wait_event_timeout(...)`: the result is the time left ----
 // The twin returns a negative error, 0 on timeout or the time left, so the
 // result must be signed and tested for < 0 before == 0.
-@wait_event_theld exists@
+@wait_event_tenter@
+identifier prim = {wait_event_timeout};
+position p;
+@@
+prim@p(...)
+
+@script:python@
+p << wait_event_tenter.p;
+@@
+K.enter(p)
+
+// `if (!wait(...))`: keep the time left in a new signed local.
+@wait_event_theld_a exists@
 position p;
 expression E;
 identifier prim = {wait_event_timeout};
@@ -584,136 +596,158 @@ identifier rel : script:python() { K.is_release(rel) };
 acq(E, ...)
 |
 E = acq(...)
+|
+acq()
 )
 ... when != rel(E)
     when != rel(E, ...)
+    when != rel()
 prim@p(...)
 
-@script:python@
-p << wait_event_theld.p;
-E << wait_event_theld.E;
-acq << wait_event_theld.acq;
+@wait_event_tok_a@
+identifier prim = {wait_event_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
 @@
-K.record_held(p, acq, E)
+prim@p(es)
 
-// `if (!wait(...))`: keep the time left in a new signed local.
 @wait_event_tif depends on !patch && (report || org)@
-identifier f;
 identifier prim = {wait_event_timeout};
 expression list es;
 statement S1, S2;
-position p : script:python(prim) { K.shape(p, prim, "free") and not K.uses_time_left(p) };
+position q != wait_event_theld_a.p;
+position wait_event_tok_a.p;
+symbol time_left;
 @@
-f(...) {
-<...
 (
-  if (!prim@p(es))
+  if (!prim@p@q(es))
   S1 else S2
 |
-  if (!prim@p(es))
+  if (!prim@p@q(es))
   S1
 |
-  if (prim@p(es) == 0)
+  if (prim@p@q(es) == 0)
   S1
 )
-...>
-}
 
+// The new local, once per function.
 @wait_event_tif_patch depends on patch && !context && !org && !report@
-identifier f;
 identifier prim = {wait_event_timeout};
 expression list es;
 statement S1, S2;
-position p : script:python(prim) { K.shape(p, prim, "free") and not K.uses_time_left(p) };
+position q != wait_event_theld_a.p;
+position wait_event_tok_a.p;
 fresh identifier kprim = script:python(prim) { K.twin(prim) };
 fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim, "time_left") };
+symbol time_left;
+@@
+(
+- if (!prim@p@q(es))
++ time_left = kprim(es);
++ if (time_left < 0)
++	return ERR;
++ if (!time_left)
+  S1 else S2
+|
+- if (!prim@p@q(es))
++ time_left = kprim(es);
++ if (time_left < 0)
++	return ERR;
++ if (!time_left)
+  S1
+|
+- if (prim@p@q(es) == 0)
++ time_left = kprim(es);
++ if (time_left < 0)
++	return ERR;
++ if (!time_left)
+  S1
+)
+
+// The new local, once per function.
+@wait_event_tdecl depends on patch && !context && !org && !report@
+identifier f;
+identifier twin = {wait_event_killable_timeout};
+symbol time_left;
 @@
 f(...) {
 + long time_left;
-<...
-(
-- if (!prim@p(es))
-+ time_left = kprim(es);
-+ if (time_left < 0)
-+	return ERR;
-+ if (!time_left)
-  S1 else S2
-|
-- if (!prim@p(es))
-+ time_left = kprim(es);
-+ if (time_left < 0)
-+	return ERR;
-+ if (!time_left)
-  S1
-|
-- if (prim@p(es) == 0)
-+ time_left = kprim(es);
-+ if (time_left < 0)
-+	return ERR;
-+ if (!time_left)
-  S1
-)
-...>
++
+<+...
+time_left = twin(...);
+...+>
 }
 
 @script:python depends on report || org@
-p << wait_event_tif.p;
+p << wait_event_tif.q;
 prim << wait_event_tif.prim;
+es << wait_event_tif.es;
 @@
-K.report(p, prim, "converted")
+K.report(p, prim, es, "converted")
 
 // `x = wait(...);` into a local: test x < 0 right after.
+@wait_event_theld_b exists@
+position p;
+expression E;
+identifier prim = {wait_event_timeout};
+identifier acq : script:python() { K.is_acquire(acq) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq(E, ...)
+|
+E = acq(...)
+|
+acq()
+)
+... when != rel(E)
+    when != rel(E, ...)
+    when != rel()
+prim@p(...)
+
+@wait_event_tok_b@
+identifier prim = {wait_event_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) };
+@@
+prim@p(es)
+
 @wait_event_tset depends on !patch && (report || org)@
 identifier prim = {wait_event_timeout};
 local idexpression x;
 expression list es;
-position p : script:python(prim) { K.shape(p, prim, "free") };
+position q != wait_event_theld_b.p;
+position wait_event_tok_b.p;
 @@
   x =
-  prim@p(es)
+  prim@p@q(es)
   ;
 
 @wait_event_tset_patch depends on patch && !context && !org && !report@
 identifier prim = {wait_event_timeout};
 local idexpression x;
 expression list es;
-position p : script:python(prim) { K.shape(p, prim, "free") };
+position q != wait_event_theld_b.p;
+position wait_event_tok_b.p;
 fresh identifier kprim = script:python(prim) { K.twin(prim) };
 fresh identifier ERR = script:python(p, prim, x) { K.err_return(p, prim, x) };
 @@
   x =
-- prim@p(es)
+- prim@p@q(es)
 + kprim(es)
   ;
 + if (x < 0)
 +	return ERR;
 
 @script:python depends on report || org@
-p << wait_event_tset.p;
+p << wait_event_tset.q;
 prim << wait_event_tset.prim;
+es << wait_event_tset.es;
 @@
-K.report(p, prim, "converted")
+K.report(p, prim, es, "converted")
 
 // An unsigned local would hide the error: make it signed.
-@wait_event_tsigned depends on !patch && (report || org) exists@
-identifier x;
-identifier prim = {wait_event_killable_timeout};
-expression E;
-@@
-(
-  unsigned long x;
-|
-  unsigned long x = E;
-|
-  unsigned int x;
-|
-  unsigned int x = E;
-)
-... when any
-x = prim(...);
-
-// ---- wait_event: what is left, with the reason ----
-@wait_event_tsigned_patch depends on patch && !context && !org && !report exists@
+@wait_event_tsigned depends on patch && !context && !org && !report exists@
 identifier x;
 identifier prim = {wait_event_killable_timeout};
 expression E;
