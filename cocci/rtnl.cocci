@@ -70,6 +70,32 @@ p << rtnl_enter.p;
 @@
 K.enter(p)
 
+// What a caller holds where it ignores a helper's result: the helper is
+// converted only if every such caller can return the error at once.
+@rtnl_callheld exists@
+position p;
+expression E;
+identifier f : script:python() { K.may_plumb(f) };
+identifier acq : script:python() { K.is_acquire(acq) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq(E, ...)
+|
+E = acq(...)
+)
+... when != rel(E)
+    when != rel(E, ...)
+f@p(...);
+
+@script:python@
+p << rtnl_callheld.p;
+f << rtnl_callheld.f;
+acq << rtnl_callheld.acq;
+E << rtnl_callheld.E;
+@@
+K.record_callheld(p, f, acq, E)
+
 @rtnl_held_enter depends on report || org exists@
 position p;
 expression E;
@@ -186,6 +212,12 @@ fresh identifier kprim = script:python(prim) { K.twin(prim) };
 ... when any
 return ret;
 
+
+@script:python@
+p << rtnl_free_ret_patch.q;
+@@
+K.mark_fails(p)
+
 @script:python depends on report || org@
 p << rtnl_free_ret.q;
 prim << rtnl_free_ret.prim;
@@ -246,6 +278,12 @@ fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim) };
 - prim@p@q(es);
 + if (kprim(es))
 +	return ERR;
+
+
+@script:python@
+p << rtnl_free_patch.q;
+@@
+K.mark_fails(p)
 
 @script:python depends on report || org@
 p << rtnl_free.q;
@@ -342,6 +380,12 @@ lbl:
 ... when any
 return ret;
 
+
+@script:python@
+p << rtnl_goto_ret_patch.q;
+@@
+K.mark_fails(p)
+
 @script:python depends on report || org@
 p << rtnl_goto_ret.q;
 prim << rtnl_goto_ret.prim;
@@ -413,6 +457,12 @@ if (...) goto lbl;
 lbl:
 ... when any
 return ret;
+
+
+@script:python@
+p << rtnl_goto_patch.q;
+@@
+K.mark_fails(p)
 
 @script:python depends on report || org@
 p << rtnl_goto.q;
@@ -489,6 +539,12 @@ acq(E, ...);
 +	return ERR;
 + }
 
+
+@script:python@
+p << rtnl_inline_lock_patch.q;
+@@
+K.mark_fails(p)
+
 @script:python depends on report || org@
 p << rtnl_inline_lock.q;
 prim << rtnl_inline_lock.prim;
@@ -563,12 +619,86 @@ E = acq(...);
 +	return ERR;
 + }
 
+
+@script:python@
+p << rtnl_inline_alloc_patch.q;
+@@
+K.mark_fails(p)
+
 @script:python depends on report || org@
 p << rtnl_inline_alloc.q;
 prim << rtnl_inline_alloc.prim;
 es << rtnl_inline_alloc.es;
 @@
 K.report(p, prim, es, "converted")
+
+// Callers that ignored the result of a helper that can now fail, level 1.
+@rtnl_caller1_ret depends on patch && !context && !org && !report exists@
+identifier f;
+identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+expression list es;
+position p : script:python(f) { K.plumb_ok(p, f) };
+@@
+- f@p(es);
++ ret = f(es);
++ if (ret)
++	return ret;
+... when any
+return ret;
+
+@script:python@
+p << rtnl_caller1_ret.p;
+@@
+K.mark_fails(p)
+
+@rtnl_caller1 depends on patch && !context && !org && !report@
+identifier f;
+expression list es;
+position p : script:python(f) { K.plumb_ok(p, f) };
+fresh identifier ERR = script:python(p) { K.err_return(p, "", "-EINTR") };
+@@
+- f@p(es);
++ if (f(es))
++	return ERR;
+
+@script:python@
+p << rtnl_caller1.p;
+@@
+K.mark_fails(p)
+
+// Callers that ignored the result of a helper that can now fail, level 2.
+@rtnl_caller2_ret depends on patch && !context && !org && !report exists@
+identifier f;
+identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+expression list es;
+position p : script:python(f) { K.plumb_ok(p, f) };
+@@
+- f@p(es);
++ ret = f(es);
++ if (ret)
++	return ret;
+... when any
+return ret;
+
+@script:python@
+p << rtnl_caller2_ret.p;
+@@
+K.mark_fails(p)
+
+@rtnl_caller2 depends on patch && !context && !org && !report@
+identifier f;
+expression list es;
+position p : script:python(f) { K.plumb_ok(p, f) };
+fresh identifier ERR = script:python(p) { K.err_return(p, "", "-EINTR") };
+@@
+- f@p(es);
++ if (f(es))
++	return ERR;
+
+@script:python@
+p << rtnl_caller2.p;
+@@
+K.mark_fails(p)
 
 // ---- rtnl: what is left, with the reason ----
 @rtnl_left depends on report || org@

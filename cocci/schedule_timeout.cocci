@@ -56,21 +56,47 @@ reach << virtual.killable_reach;
 @@
 K.load_external(reach)
 
-// ---- schedule_timeout: `schedule_timeout_uninterruptible(...);` statements ----
+// ---- schedule_timeout_poll: `schedule_timeout_uninterruptible(...);` statements ----
 // Each shape re-derives what is held at the sleep: a position does not
 // survive the rewrite of its function by an earlier shape.
-@schedule_timeout_enter@
+@schedule_timeout_poll_enter@
 identifier prim = {schedule_timeout_uninterruptible};
 position p;
 @@
 prim@p(...)
 
 @script:python@
-p << schedule_timeout_enter.p;
+p << schedule_timeout_poll_enter.p;
 @@
 K.enter(p)
 
-@schedule_timeout_held_enter depends on report || org exists@
+// What a caller holds where it ignores a helper's result: the helper is
+// converted only if every such caller can return the error at once.
+@schedule_timeout_poll_callheld exists@
+position p;
+expression E;
+identifier f : script:python() { K.may_plumb(f) };
+identifier acq : script:python() { K.is_acquire(acq) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq(E, ...)
+|
+E = acq(...)
+)
+... when != rel(E)
+    when != rel(E, ...)
+f@p(...);
+
+@script:python@
+p << schedule_timeout_poll_callheld.p;
+f << schedule_timeout_poll_callheld.f;
+acq << schedule_timeout_poll_callheld.acq;
+E << schedule_timeout_poll_callheld.E;
+@@
+K.record_callheld(p, f, acq, E)
+
+@schedule_timeout_poll_held_enter depends on report || org exists@
 position p;
 expression E;
 identifier prim = {schedule_timeout_uninterruptible};
@@ -86,7 +112,7 @@ E = acq(...)
     when != rel(E, ...)
 prim@p(...)
 
-@schedule_timeout_held0_enter exists@
+@schedule_timeout_poll_held0_enter exists@
 position p;
 identifier prim = {schedule_timeout_uninterruptible};
 identifier acq : script:python() { K.is_acquire(acq) };
@@ -97,14 +123,14 @@ acq()
 prim@p(...)
 
 @script:python depends on report || org@
-p << schedule_timeout_held_enter.p;
-E << schedule_timeout_held_enter.E;
-acq << schedule_timeout_held_enter.acq;
+p << schedule_timeout_poll_held_enter.p;
+E << schedule_timeout_poll_held_enter.E;
+acq << schedule_timeout_poll_held_enter.acq;
 @@
 K.record_held(p, acq, E)
 
 // Nothing held, and a local already carries the result: keep the twin's code.
-@schedule_timeout_held_a exists@
+@schedule_timeout_poll_held_a exists@
 position p;
 expression E;
 identifier prim = {schedule_timeout_uninterruptible};
@@ -120,7 +146,7 @@ E = acq(...)
     when != rel(E, ...)
 prim@p(...)
 
-@schedule_timeout_held0_a exists@
+@schedule_timeout_poll_held0_a exists@
 position p;
 identifier prim = {schedule_timeout_uninterruptible};
 identifier acq : script:python() { K.is_acquire(acq) };
@@ -130,7 +156,7 @@ acq()
 ... when != rel()
 prim@p(...)
 
-@schedule_timeout_preset_a exists@
+@schedule_timeout_poll_preset_a exists@
 position p;
 identifier prim = {schedule_timeout_uninterruptible};
 identifier ret;
@@ -141,7 +167,7 @@ ret = -C;
 ... when != ret = E
 prim@p(...)
 
-@schedule_timeout_presetd_a exists@
+@schedule_timeout_poll_presetd_a exists@
 position p;
 identifier prim = {schedule_timeout_uninterruptible};
 identifier ret;
@@ -153,30 +179,30 @@ T ret = -C;
 ... when != ret = E
 prim@p(...)
 
-@schedule_timeout_ok_free_ret@
+@schedule_timeout_poll_ok_free_ret@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
 position p : script:python(prim, es) { K.ok(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
 @@
 prim@p(es)
 
-@schedule_timeout_free_ret depends on !patch && (report || org) exists@
+@schedule_timeout_poll_free_ret depends on !patch && (report || org) exists@
 identifier prim = {schedule_timeout_uninterruptible};
 identifier ret : script:python() { ret in killable_rules.RET_NAMES };
 expression list es;
-position q != {schedule_timeout_held_a.p, schedule_timeout_held0_a.p, schedule_timeout_preset_a.p, schedule_timeout_presetd_a.p};
-position schedule_timeout_ok_free_ret.p;
+position q != {schedule_timeout_poll_held_a.p, schedule_timeout_poll_held0_a.p, schedule_timeout_poll_preset_a.p, schedule_timeout_poll_presetd_a.p};
+position schedule_timeout_poll_ok_free_ret.p;
 @@
   prim@p@q(es);
 ... when any
 return ret;
 
-@schedule_timeout_free_ret_patch depends on patch && !context && !org && !report exists@
+@schedule_timeout_poll_free_ret_patch depends on patch && !context && !org && !report exists@
 identifier prim = {schedule_timeout_uninterruptible};
 identifier ret : script:python() { ret in killable_rules.RET_NAMES };
 expression list es;
-position q != {schedule_timeout_held_a.p, schedule_timeout_held0_a.p, schedule_timeout_preset_a.p, schedule_timeout_presetd_a.p};
-position schedule_timeout_ok_free_ret.p;
+position q != {schedule_timeout_poll_held_a.p, schedule_timeout_poll_held0_a.p, schedule_timeout_poll_preset_a.p, schedule_timeout_poll_presetd_a.p};
+position schedule_timeout_poll_ok_free_ret.p;
 fresh identifier kprim = script:python(prim) { K.twin(prim) };
 @@
 - prim@p@q(es);
@@ -186,15 +212,21 @@ fresh identifier kprim = script:python(prim) { K.twin(prim) };
 ... when any
 return ret;
 
+
+@script:python@
+p << schedule_timeout_poll_free_ret_patch.q;
+@@
+K.mark_fails(p)
+
 @script:python depends on report || org@
-p << schedule_timeout_free_ret.q;
-prim << schedule_timeout_free_ret.prim;
-es << schedule_timeout_free_ret.es;
+p << schedule_timeout_poll_free_ret.q;
+prim << schedule_timeout_poll_free_ret.prim;
+es << schedule_timeout_poll_free_ret.es;
 @@
 K.report(p, prim, es, "converted")
 
 // Nothing held: return at once.
-@schedule_timeout_held_b exists@
+@schedule_timeout_poll_held_b exists@
 position p;
 expression E;
 identifier prim = {schedule_timeout_uninterruptible};
@@ -210,7 +242,7 @@ E = acq(...)
     when != rel(E, ...)
 prim@p(...)
 
-@schedule_timeout_held0_b exists@
+@schedule_timeout_poll_held0_b exists@
 position p;
 identifier prim = {schedule_timeout_uninterruptible};
 identifier acq : script:python() { K.is_acquire(acq) };
@@ -220,26 +252,26 @@ acq()
 ... when != rel()
 prim@p(...)
 
-@schedule_timeout_ok_free@
+@schedule_timeout_poll_ok_free@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
 position p : script:python(prim, es) { K.ok(p, prim, es) };
 @@
 prim@p(es)
 
-@schedule_timeout_free depends on !patch && (report || org)@
+@schedule_timeout_poll_free depends on !patch && (report || org)@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
-position q != {schedule_timeout_held_b.p, schedule_timeout_held0_b.p};
-position schedule_timeout_ok_free.p;
+position q != {schedule_timeout_poll_held_b.p, schedule_timeout_poll_held0_b.p};
+position schedule_timeout_poll_ok_free.p;
 @@
   prim@p@q(es);
 
-@schedule_timeout_free_patch depends on patch && !context && !org && !report@
+@schedule_timeout_poll_free_patch depends on patch && !context && !org && !report@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
-position q != {schedule_timeout_held_b.p, schedule_timeout_held0_b.p};
-position schedule_timeout_ok_free.p;
+position q != {schedule_timeout_poll_held_b.p, schedule_timeout_poll_held0_b.p};
+position schedule_timeout_poll_ok_free.p;
 fresh identifier kprim = script:python(prim) { K.twin(prim) };
 fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim) };
 @@
@@ -248,16 +280,22 @@ fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim) };
 + if (fatal_signal_pending(current))
 +	return ERR;
 
+
+@script:python@
+p << schedule_timeout_poll_free_patch.q;
+@@
+K.mark_fails(p)
+
 @script:python depends on report || org@
-p << schedule_timeout_free.q;
-prim << schedule_timeout_free.prim;
-es << schedule_timeout_free.es;
+p << schedule_timeout_poll_free.q;
+prim << schedule_timeout_poll_free.prim;
+es << schedule_timeout_poll_free.es;
 @@
 K.report(p, prim, es, "converted")
 
 // Something held, and an earlier error exit holds exactly the same: reuse
 // its label, which undoes what was taken before the sleep and nothing after.
-@schedule_timeout_preset_c exists@
+@schedule_timeout_poll_preset_c exists@
 position p;
 identifier prim = {schedule_timeout_uninterruptible};
 identifier ret;
@@ -268,7 +306,7 @@ ret = -C;
 ... when != ret = E
 prim@p(...)
 
-@schedule_timeout_presetd_c exists@
+@schedule_timeout_poll_presetd_c exists@
 position p;
 identifier prim = {schedule_timeout_uninterruptible};
 identifier ret;
@@ -280,22 +318,22 @@ T ret = -C;
 ... when != ret = E
 prim@p(...)
 
-@schedule_timeout_ok_goto_ret@
+@schedule_timeout_poll_ok_goto_ret@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
 position p : script:python(prim, es) { K.ok(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
 @@
 prim@p(es)
 
-@schedule_timeout_goto_ret depends on !patch && (report || org) exists@
+@schedule_timeout_poll_goto_ret depends on !patch && (report || org) exists@
 identifier prim = {schedule_timeout_uninterruptible};
 identifier lbl;
 identifier ret : script:python() { ret in killable_rules.RET_NAMES };
 expression list es;
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
-position q != {schedule_timeout_preset_c.p, schedule_timeout_presetd_c.p};
-position schedule_timeout_ok_goto_ret.p;
+position q != {schedule_timeout_poll_preset_c.p, schedule_timeout_poll_presetd_c.p};
+position schedule_timeout_poll_ok_goto_ret.p;
 @@
 (
 if (...) {
@@ -313,15 +351,15 @@ lbl:
 ... when any
 return ret;
 
-@schedule_timeout_goto_ret_patch depends on patch && !context && !org && !report exists@
+@schedule_timeout_poll_goto_ret_patch depends on patch && !context && !org && !report exists@
 identifier prim = {schedule_timeout_uninterruptible};
 identifier lbl;
 identifier ret : script:python() { ret in killable_rules.RET_NAMES };
 expression list es;
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
-position q != {schedule_timeout_preset_c.p, schedule_timeout_presetd_c.p};
-position schedule_timeout_ok_goto_ret.p;
+position q != {schedule_timeout_poll_preset_c.p, schedule_timeout_poll_presetd_c.p};
+position schedule_timeout_poll_ok_goto_ret.p;
 fresh identifier kprim = script:python(prim) { K.twin(prim) };
 @@
 (
@@ -343,21 +381,27 @@ lbl:
 ... when any
 return ret;
 
+
+@script:python@
+p << schedule_timeout_poll_goto_ret_patch.q;
+@@
+K.mark_fails(p)
+
 @script:python depends on report || org@
-p << schedule_timeout_goto_ret.q;
-prim << schedule_timeout_goto_ret.prim;
-es << schedule_timeout_goto_ret.es;
+p << schedule_timeout_poll_goto_ret.q;
+prim << schedule_timeout_poll_goto_ret.prim;
+es << schedule_timeout_poll_goto_ret.es;
 @@
 K.report(p, prim, es, "converted")
 
-@schedule_timeout_ok_goto@
+@schedule_timeout_poll_ok_goto@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
 position p : script:python(prim, es) { K.ok(p, prim, es) };
 @@
 prim@p(es)
 
-@schedule_timeout_goto depends on !patch && (report || org) exists@
+@schedule_timeout_poll_goto depends on !patch && (report || org) exists@
 identifier prim = {schedule_timeout_uninterruptible};
 identifier lbl;
 local idexpression ret;
@@ -365,7 +409,7 @@ expression list es;
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
 position q;
-position schedule_timeout_ok_goto.p;
+position schedule_timeout_poll_ok_goto.p;
 @@
 (
 if (...) {
@@ -383,7 +427,7 @@ lbl:
 ... when any
 return ret;
 
-@schedule_timeout_goto_patch depends on patch && !context && !org && !report exists@
+@schedule_timeout_poll_goto_patch depends on patch && !context && !org && !report exists@
 identifier prim = {schedule_timeout_uninterruptible};
 identifier lbl;
 local idexpression ret;
@@ -391,7 +435,7 @@ expression list es;
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
 position q;
-position schedule_timeout_ok_goto.p;
+position schedule_timeout_poll_ok_goto.p;
 fresh identifier kprim = script:python(prim) { K.twin(prim) };
 fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim) };
 @@
@@ -416,15 +460,21 @@ lbl:
 ... when any
 return ret;
 
+
+@script:python@
+p << schedule_timeout_poll_goto_patch.q;
+@@
+K.mark_fails(p)
+
 @script:python depends on report || org@
-p << schedule_timeout_goto.q;
-prim << schedule_timeout_goto.prim;
-es << schedule_timeout_goto.es;
+p << schedule_timeout_poll_goto.q;
+prim << schedule_timeout_poll_goto.prim;
+es << schedule_timeout_poll_goto.es;
 @@
 K.report(p, prim, es, "converted")
 
 // One lock held and no label to reuse: undo it inline.
-@schedule_timeout_held2_lock exists@
+@schedule_timeout_poll_held2_lock exists@
 position p;
 expression E1, E2;
 identifier prim = {schedule_timeout_uninterruptible};
@@ -451,34 +501,34 @@ acq2()
     when != rel(E2)
 prim@p(...)
 
-@schedule_timeout_ok_inline_lock@
+@schedule_timeout_poll_ok_inline_lock@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
 position p : script:python(prim, es) { K.ok(p, prim, es) };
 @@
 prim@p(es)
 
-@schedule_timeout_inline_lock depends on !patch && (report || org) exists@
+@schedule_timeout_poll_inline_lock depends on !patch && (report || org) exists@
 identifier prim = {schedule_timeout_uninterruptible};
 expression E;
 expression list es;
 identifier acq : script:python() { K.style_of(acq) == "lock" };
 identifier rel : script:python() { K.is_release(rel) };
-position q != schedule_timeout_held2_lock.p;
-position schedule_timeout_ok_inline_lock.p;
+position q != schedule_timeout_poll_held2_lock.p;
+position schedule_timeout_poll_ok_inline_lock.p;
 @@
 acq(E, ...);
 ... when != rel(E)
   prim@p@q(es);
 
-@schedule_timeout_inline_lock_patch depends on patch && !context && !org && !report exists@
+@schedule_timeout_poll_inline_lock_patch depends on patch && !context && !org && !report exists@
 identifier prim = {schedule_timeout_uninterruptible};
 expression E;
 expression list es;
 identifier acq : script:python() { K.style_of(acq) == "lock" };
 identifier rel : script:python() { K.is_release(rel) };
-position q != schedule_timeout_held2_lock.p;
-position schedule_timeout_ok_inline_lock.p;
+position q != schedule_timeout_poll_held2_lock.p;
+position schedule_timeout_poll_ok_inline_lock.p;
 fresh identifier kprim = script:python(prim) { K.twin(prim) };
 fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
 fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim) };
@@ -492,14 +542,20 @@ acq(E, ...);
 +	return ERR;
 + }
 
+
+@script:python@
+p << schedule_timeout_poll_inline_lock_patch.q;
+@@
+K.mark_fails(p)
+
 @script:python depends on report || org@
-p << schedule_timeout_inline_lock.q;
-prim << schedule_timeout_inline_lock.prim;
-es << schedule_timeout_inline_lock.es;
+p << schedule_timeout_poll_inline_lock.q;
+prim << schedule_timeout_poll_inline_lock.prim;
+es << schedule_timeout_poll_inline_lock.es;
 @@
 K.report(p, prim, es, "converted")
 
-@schedule_timeout_held2_alloc exists@
+@schedule_timeout_poll_held2_alloc exists@
 position p;
 expression E1, E2;
 identifier prim = {schedule_timeout_uninterruptible};
@@ -526,34 +582,34 @@ acq2()
     when != rel(E2)
 prim@p(...)
 
-@schedule_timeout_ok_inline_alloc@
+@schedule_timeout_poll_ok_inline_alloc@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
 position p : script:python(prim, es) { K.ok(p, prim, es) };
 @@
 prim@p(es)
 
-@schedule_timeout_inline_alloc depends on !patch && (report || org) exists@
+@schedule_timeout_poll_inline_alloc depends on !patch && (report || org) exists@
 identifier prim = {schedule_timeout_uninterruptible};
 expression E;
 expression list es;
 identifier acq : script:python() { K.style_of(acq) == "alloc" };
 identifier rel : script:python() { K.is_release(rel) };
-position q != schedule_timeout_held2_alloc.p;
-position schedule_timeout_ok_inline_alloc.p;
+position q != schedule_timeout_poll_held2_alloc.p;
+position schedule_timeout_poll_ok_inline_alloc.p;
 @@
 E = acq(...);
 ... when != rel(E)
   prim@p@q(es);
 
-@schedule_timeout_inline_alloc_patch depends on patch && !context && !org && !report exists@
+@schedule_timeout_poll_inline_alloc_patch depends on patch && !context && !org && !report exists@
 identifier prim = {schedule_timeout_uninterruptible};
 expression E;
 expression list es;
 identifier acq : script:python() { K.style_of(acq) == "alloc" };
 identifier rel : script:python() { K.is_release(rel) };
-position q != schedule_timeout_held2_alloc.p;
-position schedule_timeout_ok_inline_alloc.p;
+position q != schedule_timeout_poll_held2_alloc.p;
+position schedule_timeout_poll_ok_inline_alloc.p;
 fresh identifier kprim = script:python(prim) { K.twin(prim) };
 fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
 fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim) };
@@ -567,12 +623,86 @@ E = acq(...);
 +	return ERR;
 + }
 
+
+@script:python@
+p << schedule_timeout_poll_inline_alloc_patch.q;
+@@
+K.mark_fails(p)
+
 @script:python depends on report || org@
-p << schedule_timeout_inline_alloc.q;
-prim << schedule_timeout_inline_alloc.prim;
-es << schedule_timeout_inline_alloc.es;
+p << schedule_timeout_poll_inline_alloc.q;
+prim << schedule_timeout_poll_inline_alloc.prim;
+es << schedule_timeout_poll_inline_alloc.es;
 @@
 K.report(p, prim, es, "converted")
+
+// Callers that ignored the result of a helper that can now fail, level 1.
+@schedule_timeout_caller1_ret depends on patch && !context && !org && !report exists@
+identifier f;
+identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+expression list es;
+position p : script:python(f) { K.plumb_ok(p, f) };
+@@
+- f@p(es);
++ ret = f(es);
++ if (ret)
++	return ret;
+... when any
+return ret;
+
+@script:python@
+p << schedule_timeout_caller1_ret.p;
+@@
+K.mark_fails(p)
+
+@schedule_timeout_caller1 depends on patch && !context && !org && !report@
+identifier f;
+expression list es;
+position p : script:python(f) { K.plumb_ok(p, f) };
+fresh identifier ERR = script:python(p) { K.err_return(p, "", "-EINTR") };
+@@
+- f@p(es);
++ if (f(es))
++	return ERR;
+
+@script:python@
+p << schedule_timeout_caller1.p;
+@@
+K.mark_fails(p)
+
+// Callers that ignored the result of a helper that can now fail, level 2.
+@schedule_timeout_caller2_ret depends on patch && !context && !org && !report exists@
+identifier f;
+identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+expression list es;
+position p : script:python(f) { K.plumb_ok(p, f) };
+@@
+- f@p(es);
++ ret = f(es);
++ if (ret)
++	return ret;
+... when any
+return ret;
+
+@script:python@
+p << schedule_timeout_caller2_ret.p;
+@@
+K.mark_fails(p)
+
+@schedule_timeout_caller2 depends on patch && !context && !org && !report@
+identifier f;
+expression list es;
+position p : script:python(f) { K.plumb_ok(p, f) };
+fresh identifier ERR = script:python(p) { K.err_return(p, "", "-EINTR") };
+@@
+- f@p(es);
++ if (f(es))
++	return ERR;
+
+@script:python@
+p << schedule_timeout_caller2.p;
+@@
+K.mark_fails(p)
 
 // ---- schedule_timeout: what is left, with the reason ----
 @schedule_timeout_left depends on report || org@

@@ -71,6 +71,9 @@ def run_rule(args: argparse.Namespace, cocci: str) -> tuple[str, str, int]:
         cmd.append("--use-gitgrep")
     target = args.m or "."
     cmd += ["--dir", target] if os.path.isdir(os.path.join(args.kdir, target)) else [target]
+    if args.mode == "patch":
+        # Paths relative to the tree, as a/ and b/, so `git apply` takes the diff.
+        cmd += ["--patch", "."]
     cmd += shlex.split(args.spflags)
     if args.verbose:
         print(" ".join(shlex.quote(c) for c in cmd), file=sys.stderr)

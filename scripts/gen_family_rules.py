@@ -68,15 +68,21 @@ def fill(text: str, values: dict[str, str]) -> str:
 
 def family_sections(family: str, prims: list[Primitive]) -> str:
     out = []
+    callheld = template("callheld")
     names = lambda shape: ", ".join(p.name for p in prims if p.shape == shape)  # noqa: E731
     common = {"F": family, "ALLPRIMS": ", ".join(p.name for p in prims)}
     for shape in ("stmt", "poll"):
         if names(shape):
-            out.append(fill(template("stmt"), {**common, **FAIL[shape], "PRIMS": names(shape)}))
+            f = family if shape == "stmt" else family + "_poll"
+            out.append(fill(template("stmt"), {
+                **common, **FAIL[shape], "F": f, "PRIMS": names(shape),
+                "CALLHELD": fill(callheld, {"F": f})}))
     if names("timeout"):
         twins = ", ".join(p.twin for p in prims if p.shape == "timeout")
-        out.append(fill(template("timeout"), {**common, "TPRIMS": names("timeout"),
-                                              "TWINS": twins}))
+        out.append(fill(template("timeout"), {
+            **common, "TPRIMS": names("timeout"), "TWINS": twins,
+            "CALLHELD": fill(callheld, {"F": family + "_t"})}))
+    out.append(fill(template("callers"), common))
     out.append(fill(template("report"), common))
     return "".join(out)
 
@@ -119,6 +125,8 @@ def split_modes(text: str) -> str:
         out.extend(match)
         out.append(f"@{name}_patch depends on patch && !context && !org && !report{exists}@")
         out.extend(rule)
+        # Callers of a function that can now fail may need plumbing.
+        out += ["", "@script:python@", f"p << {name}_patch.q;", "@@", "K.mark_fails(p)", ""]
         i = k + 1
     return "\n".join(out)
 

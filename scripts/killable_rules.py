@@ -101,6 +101,9 @@ class Rules:
         self.held: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
         self.current = ""
         self.printed: set[tuple[str, str, str]] = set()
+        self.plan: dict[str, set[tuple[str, str]]] = {}
+        self.callheld: dict[tuple[str, str, str], str] = {}
+        self.fails: set[tuple[str, str]] = set()
         self.external: dict[str, dict[str, set[str]]] | None = None
         self.external_path = ""
         self.trees: dict[str, str] = {}
@@ -371,44 +374,100 @@ class Rules:
                     out.append((fn, c))
         return out
 
+    # Callers that ignore a helper's result get `ret = helper(); if (ret)
+    # return ret;` from the callers sections of the rule files, one level a
+    # section, as long as nothing is held at the call (see callheld).
+    PLUMB_DEPTH = 2
+
     def callers_problem(self, ff: csource.FileFacts, fn: csource.Function,
                         reach: reachability.Reach) -> str:
         """A reason the new error would be lost on the way back, or ''."""
-        if fn.name in reach.root_via:
-            return ""
+        plan: set[tuple[str, str]] = set()
         seen: set[str] = set()
-        todo = [fn]
+        todo = [(fn, 0)]
         while todo:
-            f = todo.pop()
+            f, depth = todo.pop()
             if f.name in seen:
                 continue
             seen.add(f.name)
+            if f.name in ff.address_taken and f.name not in reach.root_via:
+                return f"address of {f.name}() is taken; indirect callers are not checked"
             if f.name in reach.root_via:
                 continue
-            if f.name in ff.address_taken:
-                return f"address of {f.name}() is taken; indirect callers are not checked"
             if not f.is_static and self.external is None:
-                return f"{f.name}() is not static; callers in other files are not checked (run make audit)"
-            for caller, call in self.callers(ff, f.name):
-                if call.use == "discarded":
-                    return f"{caller.name}() ignores the result of {f.name}()"
-                if call.use == "other":
-                    return f"{caller.name}() uses the result of {f.name}() in a way not checked"
-                if call.use == "returned":
-                    todo.append(caller)
-                if call.use.startswith("assigned:") and not self.result_checked(caller, call):
-                    return f"{caller.name}() does not check the result of {f.name}()"
-            if f is not fn and not (INT_TYPES.match(f.return_type) or f.return_type.endswith("*")):
+                return (f"{f.name}() is not static; callers in other files are not checked "
+                        "(run make audit)")
+            if f is not fn and not INT_TYPES.match(f.return_type):
                 return f"{f.name}() returns {f.return_type}; the error cannot pass through"
+            callers = self.callers(ff, f.name)
+            if not callers and self.external is not None:
+                continue
+            for caller, call in callers:
+                if call.use == "discarded":
+                    why = self.plumb_problem(ff, caller, f, depth, reach)
+                    if why:
+                        return why
+                    plan.add((caller.name, f.name))
+                    todo.append((caller, depth + 1))
+                elif call.use == "other":
+                    return f"{caller.name}() uses the result of {f.name}() in a way not checked"
+                elif call.use == "returned":
+                    todo.append((caller, depth))
+                elif call.use.startswith("assigned:") and \
+                        not self.result_checked(ff, caller, call):
+                    return f"{caller.name}() does not check the result of {f.name}()"
         if self.truth_valued(fn):
             return f"{fn.name}() returns a truth value; callers would read -EINTR as true"
+        self.plan.setdefault(ff.path, set()).update(plan)
         return ""
 
-    def result_checked(self, caller: csource.Function, call: csource.Call) -> bool:
-        var = call.use.split(":", 1)[1]
-        if var not in RET_NAMES and not re.match(r"^\w+$", var):
+    def plumb_problem(self, ff: csource.FileFacts, caller: csource.Function,
+                      callee: csource.Function, depth: int, reach: reachability.Reach) -> str:
+        if depth + 1 > self.PLUMB_DEPTH:
+            return f"{caller.name}() ignores the result of {callee.name}(), too far up to plumb"
+        if not INT_TYPES.match(caller.return_type):
+            return (f"{caller.name}() ignores the result of {callee.name}() and returns "
+                    f"{caller.return_type or 'nothing'}")
+        if caller.name in reach.mnf_kinds:
+            return f"{caller.name}() ignores the result of {callee.name}() on a must-not-fail path"
+        held = self.callheld.get((ff.path, caller.name, callee.name))
+        if held:
+            return (f"{caller.name}() ignores the result of {callee.name}() while holding "
+                    f"{held}")
+        return ""
+
+    def may_plumb(self, name: str) -> bool:
+        """Helpers whose callers might need plumbing: analysed by callheld."""
+        ff = self.file_facts(self.current)
+        fn = ff.functions.get(name)
+        if fn is None or not INT_TYPES.match(fn.return_type):
             return False
-        return True
+        return any(c.callee == name and c.use == "discarded"
+                   for f in ff.functions.values() for c in f.calls)
+
+    def record_callheld(self, p, callee: str, acq: str, expr: str) -> None:
+        key = (self.real_file(p), p[0].current_element, callee)
+        self.callheld.setdefault(key, f"{acq}({expr})")
+
+    def mark_fails(self, p) -> None:
+        """The function at p can now fail: its callers may need plumbing."""
+        self.fails.add((self.real_file(p), p[0].current_element))
+
+    def plumb_ok(self, p, callee: str) -> bool:
+        path = self.real_file(p)
+        return (path, callee) in self.fails and \
+            (p[0].current_element, callee) in self.plan.get(path, set())
+
+    def result_checked(self, ff: csource.FileFacts, caller: csource.Function,
+                       call: csource.Call) -> bool:
+        """`v = f(...);` is followed soon by a test or a return of v."""
+        var = call.use.split(":", 1)[1]
+        if not re.match(r"^\w+$", var):
+            return False
+        lines = self.source_lines(ff.path)[call.line - 1:min(call.line + 4, caller.end_line)]
+        text = "\n".join(lines)
+        return re.search(r"(?:\bif\s*\(\s*!?\s*%s\b|\breturn\s+%s\s*;|\b%s\s*[<!=]=?\s*0|"
+                         r"IS_ERR\w*\(\s*%s\s*\))" % ((re.escape(var),) * 4), text) is not None
 
     def truth_valued(self, fn: csource.Function) -> bool:
         vals = {v for _, v in fn.returns}
@@ -494,6 +553,8 @@ class Rules:
             return
         self.printed.add(key)
         v = verdict or self.verdict(p, prim, args)
+        if verdict == "converted":
+            self.mark_fails(p)
         if v == "converted" and not verdict:
             held = ", ".join(f"{a}({e})" for a, e in self.held_at(p)) or "resources"
             v = f"manual: {held} held at the sleep; no error label to reuse and no inline undo"
