@@ -317,6 +317,33 @@ T ret = -C;
 ... when != ret = E
 prim@p(...)
 
+// Several earlier exits may fit; the nearest one before the sleep wins.
+@completion_labels_goto_ret exists@
+identifier prim = {wait_for_completion};
+identifier lbl;
+identifier acq : script:python() { K.is_acquire(acq) };
+identifier rel : script:python() { K.is_release(rel) };
+position p, g;
+@@
+(
+if (...) {
+  ... when != rel(...)
+  goto@g lbl;
+}
+|
+if (...) goto@g lbl;
+)
+... when != acq(...)
+    when != rel(...)
+prim@p(...)
+
+@script:python@
+p << completion_labels_goto_ret.p;
+g << completion_labels_goto_ret.g;
+lbl << completion_labels_goto_ret.lbl;
+@@
+K.record_label(p, g, lbl)
+
 @completion_ok_goto_ret@
 identifier prim = {wait_for_completion};
 expression list es;
@@ -329,6 +356,7 @@ identifier prim = {wait_for_completion};
 identifier lbl;
 identifier ret : script:python() { ret in killable_rules.RET_NAMES };
 expression list es;
+position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
 position q != {completion_preset_c.p, completion_presetd_c.p};
@@ -337,10 +365,10 @@ position completion_ok_goto_ret.p;
 (
 if (...) {
   ... when != rel(...)
-  goto lbl;
+  goto@g lbl;
 }
 |
-if (...) goto lbl;
+if (...) goto@g lbl;
 )
 ... when != acq(...)
     when != rel(...)
@@ -355,6 +383,7 @@ identifier prim = {wait_for_completion};
 identifier lbl;
 identifier ret : script:python() { ret in killable_rules.RET_NAMES };
 expression list es;
+position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
 position q != {completion_preset_c.p, completion_presetd_c.p};
@@ -364,10 +393,10 @@ fresh identifier kprim = script:python(prim) { K.twin(prim) };
 (
 if (...) {
   ... when != rel(...)
-  goto lbl;
+  goto@g lbl;
 }
 |
-if (...) goto lbl;
+if (...) goto@g lbl;
 )
 ... when != acq(...)
     when != rel(...)
@@ -393,6 +422,33 @@ es << completion_goto_ret.es;
 @@
 K.report(p, prim, es, "converted")
 
+// Several earlier exits may fit; the nearest one before the sleep wins.
+@completion_labels_goto exists@
+identifier prim = {wait_for_completion};
+identifier lbl;
+identifier acq : script:python() { K.is_acquire(acq) };
+identifier rel : script:python() { K.is_release(rel) };
+position p, g;
+@@
+(
+if (...) {
+  ... when != rel(...)
+  goto@g lbl;
+}
+|
+if (...) goto@g lbl;
+)
+... when != acq(...)
+    when != rel(...)
+prim@p(...)
+
+@script:python@
+p << completion_labels_goto.p;
+g << completion_labels_goto.g;
+lbl << completion_labels_goto.lbl;
+@@
+K.record_label(p, g, lbl)
+
 @completion_ok_goto@
 identifier prim = {wait_for_completion};
 expression list es;
@@ -405,6 +461,7 @@ identifier prim = {wait_for_completion};
 identifier lbl;
 local idexpression ret;
 expression list es;
+position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
 position q;
@@ -413,10 +470,10 @@ position completion_ok_goto.p;
 (
 if (...) {
   ... when != rel(...)
-  goto lbl;
+  goto@g lbl;
 }
 |
-if (...) goto lbl;
+if (...) goto@g lbl;
 )
 ... when != acq(...)
     when != rel(...)
@@ -431,6 +488,7 @@ identifier prim = {wait_for_completion};
 identifier lbl;
 local idexpression ret;
 expression list es;
+position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
 position q;
@@ -441,10 +499,10 @@ fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim) };
 (
 if (...) {
   ... when != rel(...)
-  goto lbl;
+  goto@g lbl;
 }
 |
-if (...) goto lbl;
+if (...) goto@g lbl;
 )
 ... when != acq(...)
     when != rel(...)
@@ -510,12 +568,22 @@ prim@p(es)
 identifier prim = {wait_for_completion};
 expression E;
 expression list es;
-identifier acq : script:python() { K.style_of(acq) == "lock" };
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
 identifier rel : script:python() { K.is_release(rel) };
+expression x;
+statement S;
 position q != completion_held2_lock.p;
 position completion_ok_inline_lock.p;
 @@
+(
 acq(E, ...);
+|
+if (acq(E, ...)) S
+|
+if (!acq(E, ...)) S
+|
+x = acq(E, ...);
+)
 ... when != rel(E)
   prim@p@q(es);
 
@@ -523,15 +591,25 @@ acq(E, ...);
 identifier prim = {wait_for_completion};
 expression E;
 expression list es;
-identifier acq : script:python() { K.style_of(acq) == "lock" };
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
 identifier rel : script:python() { K.is_release(rel) };
+expression x;
+statement S;
 position q != completion_held2_lock.p;
 position completion_ok_inline_lock.p;
 fresh identifier kprim = script:python(prim) { K.twin(prim) };
 fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
 fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim) };
 @@
+(
 acq(E, ...);
+|
+if (acq(E, ...)) S
+|
+if (!acq(E, ...)) S
+|
+x = acq(E, ...);
+)
 ... when != rel(E)
 - prim@p@q(es);
 + if (kprim(es)) {
@@ -549,6 +627,104 @@ K.mark_fails(p)
 p << completion_inline_lock.q;
 prim << completion_inline_lock.prim;
 es << completion_inline_lock.es;
+@@
+K.report(p, prim, es, "converted")
+
+@completion_held2_lock0 exists@
+position p;
+expression E1, E2;
+identifier prim = {wait_for_completion};
+identifier acq1 : script:python() { K.is_acquire(acq1) };
+identifier acq2 : script:python() { K.is_acquire(acq2) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq1(E1, ...)
+|
+E1 = acq1(...)
+|
+acq1()
+)
+... when != rel(E1)
+(
+acq2(E2, ...)
+|
+E2 = acq2(...)
+|
+acq2()
+)
+... when != rel(E1)
+    when != rel(E2)
+prim@p(...)
+
+@completion_ok_inline_lock0@
+identifier prim = {wait_for_completion};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) };
+@@
+prim@p(es)
+
+@completion_inline_lock0 depends on !patch && (report || org) exists@
+identifier prim = {wait_for_completion};
+expression list es;
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
+identifier rel : script:python() { K.is_release(rel) };
+expression x;
+statement S;
+position q != completion_held2_lock0.p;
+position completion_ok_inline_lock0.p;
+@@
+(
+acq();
+|
+if (acq()) S
+|
+if (!acq()) S
+|
+x = acq();
+)
+... when != rel()
+  prim@p@q(es);
+
+@completion_inline_lock0_patch depends on patch && !context && !org && !report exists@
+identifier prim = {wait_for_completion};
+expression list es;
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
+identifier rel : script:python() { K.is_release(rel) };
+expression x;
+statement S;
+position q != completion_held2_lock0.p;
+position completion_ok_inline_lock0.p;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
+fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim) };
+@@
+(
+acq();
+|
+if (acq()) S
+|
+if (!acq()) S
+|
+x = acq();
+)
+... when != rel()
+- prim@p@q(es);
++ if (kprim(es)) {
++	rel2();
++	return ERR;
++ }
+
+
+@script:python@
+p << completion_inline_lock0_patch.q;
+@@
+K.mark_fails(p)
+
+@script:python depends on report || org@
+p << completion_inline_lock0.q;
+prim << completion_inline_lock0.prim;
+es << completion_inline_lock0.es;
 @@
 K.report(p, prim, es, "converted")
 
@@ -718,7 +894,8 @@ symbol time_left;
   S1
 )
 
-// The new local, once per function.
+// The new local, once per function: with the other declarations, or alone
+// and followed by a blank line.
 @completion_tif_patch depends on patch && !context && !org && !report@
 identifier prim = {wait_for_completion_timeout};
 expression list es;
@@ -752,24 +929,45 @@ symbol time_left;
   S1
 )
 
-// The new local, once per function.
+// The new local, once per function: with the other declarations, or alone
+// and followed by a blank line.
 
 @script:python@
 p << completion_tif_patch.q;
 @@
 K.mark_fails(p)
 
-@completion_tdecl depends on patch && !context && !org && !report@
+@completion_tdecl depends on patch && !context && !org && !report exists@
 identifier f;
+position p;
+identifier twin = {wait_for_completion_killable_timeout};
+declaration d;
+symbol time_left;
+@@
+f@p(...) {
+  d
++ long time_left;
+  ... when any
+  time_left = twin(...);
+  ... when any
+}
+
+@script:python@
+p << completion_tdecl.p;
+@@
+K.declare_time_left(p)
+
+@completion_tdecl0 depends on patch && !context && !org && !report exists@
+identifier f : script:python() { not K.declared_time_left(f) };
 identifier twin = {wait_for_completion_killable_timeout};
 symbol time_left;
 @@
 f(...) {
 + long time_left;
 +
-<+...
-time_left = twin(...);
-...+>
+  ... when any
+  time_left = twin(...);
+  ... when any
 }
 
 @script:python depends on report || org@

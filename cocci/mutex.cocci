@@ -317,6 +317,33 @@ T ret = -C;
 ... when != ret = E
 prim@p(...)
 
+// Several earlier exits may fit; the nearest one before the sleep wins.
+@mutex_labels_goto_ret exists@
+identifier prim = {mutex_lock, mutex_lock_nested};
+identifier lbl;
+identifier acq : script:python() { K.is_acquire(acq) };
+identifier rel : script:python() { K.is_release(rel) };
+position p, g;
+@@
+(
+if (...) {
+  ... when != rel(...)
+  goto@g lbl;
+}
+|
+if (...) goto@g lbl;
+)
+... when != acq(...)
+    when != rel(...)
+prim@p(...)
+
+@script:python@
+p << mutex_labels_goto_ret.p;
+g << mutex_labels_goto_ret.g;
+lbl << mutex_labels_goto_ret.lbl;
+@@
+K.record_label(p, g, lbl)
+
 @mutex_ok_goto_ret@
 identifier prim = {mutex_lock, mutex_lock_nested};
 expression list es;
@@ -329,6 +356,7 @@ identifier prim = {mutex_lock, mutex_lock_nested};
 identifier lbl;
 identifier ret : script:python() { ret in killable_rules.RET_NAMES };
 expression list es;
+position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
 position q != {mutex_preset_c.p, mutex_presetd_c.p};
@@ -337,10 +365,10 @@ position mutex_ok_goto_ret.p;
 (
 if (...) {
   ... when != rel(...)
-  goto lbl;
+  goto@g lbl;
 }
 |
-if (...) goto lbl;
+if (...) goto@g lbl;
 )
 ... when != acq(...)
     when != rel(...)
@@ -355,6 +383,7 @@ identifier prim = {mutex_lock, mutex_lock_nested};
 identifier lbl;
 identifier ret : script:python() { ret in killable_rules.RET_NAMES };
 expression list es;
+position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
 position q != {mutex_preset_c.p, mutex_presetd_c.p};
@@ -364,10 +393,10 @@ fresh identifier kprim = script:python(prim) { K.twin(prim) };
 (
 if (...) {
   ... when != rel(...)
-  goto lbl;
+  goto@g lbl;
 }
 |
-if (...) goto lbl;
+if (...) goto@g lbl;
 )
 ... when != acq(...)
     when != rel(...)
@@ -393,6 +422,33 @@ es << mutex_goto_ret.es;
 @@
 K.report(p, prim, es, "converted")
 
+// Several earlier exits may fit; the nearest one before the sleep wins.
+@mutex_labels_goto exists@
+identifier prim = {mutex_lock, mutex_lock_nested};
+identifier lbl;
+identifier acq : script:python() { K.is_acquire(acq) };
+identifier rel : script:python() { K.is_release(rel) };
+position p, g;
+@@
+(
+if (...) {
+  ... when != rel(...)
+  goto@g lbl;
+}
+|
+if (...) goto@g lbl;
+)
+... when != acq(...)
+    when != rel(...)
+prim@p(...)
+
+@script:python@
+p << mutex_labels_goto.p;
+g << mutex_labels_goto.g;
+lbl << mutex_labels_goto.lbl;
+@@
+K.record_label(p, g, lbl)
+
 @mutex_ok_goto@
 identifier prim = {mutex_lock, mutex_lock_nested};
 expression list es;
@@ -405,6 +461,7 @@ identifier prim = {mutex_lock, mutex_lock_nested};
 identifier lbl;
 local idexpression ret;
 expression list es;
+position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
 position q;
@@ -413,10 +470,10 @@ position mutex_ok_goto.p;
 (
 if (...) {
   ... when != rel(...)
-  goto lbl;
+  goto@g lbl;
 }
 |
-if (...) goto lbl;
+if (...) goto@g lbl;
 )
 ... when != acq(...)
     when != rel(...)
@@ -431,6 +488,7 @@ identifier prim = {mutex_lock, mutex_lock_nested};
 identifier lbl;
 local idexpression ret;
 expression list es;
+position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
 position q;
@@ -441,10 +499,10 @@ fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim) };
 (
 if (...) {
   ... when != rel(...)
-  goto lbl;
+  goto@g lbl;
 }
 |
-if (...) goto lbl;
+if (...) goto@g lbl;
 )
 ... when != acq(...)
     when != rel(...)
@@ -510,12 +568,22 @@ prim@p(es)
 identifier prim = {mutex_lock, mutex_lock_nested};
 expression E;
 expression list es;
-identifier acq : script:python() { K.style_of(acq) == "lock" };
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
 identifier rel : script:python() { K.is_release(rel) };
+expression x;
+statement S;
 position q != mutex_held2_lock.p;
 position mutex_ok_inline_lock.p;
 @@
+(
 acq(E, ...);
+|
+if (acq(E, ...)) S
+|
+if (!acq(E, ...)) S
+|
+x = acq(E, ...);
+)
 ... when != rel(E)
   prim@p@q(es);
 
@@ -523,15 +591,25 @@ acq(E, ...);
 identifier prim = {mutex_lock, mutex_lock_nested};
 expression E;
 expression list es;
-identifier acq : script:python() { K.style_of(acq) == "lock" };
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
 identifier rel : script:python() { K.is_release(rel) };
+expression x;
+statement S;
 position q != mutex_held2_lock.p;
 position mutex_ok_inline_lock.p;
 fresh identifier kprim = script:python(prim) { K.twin(prim) };
 fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
 fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim) };
 @@
+(
 acq(E, ...);
+|
+if (acq(E, ...)) S
+|
+if (!acq(E, ...)) S
+|
+x = acq(E, ...);
+)
 ... when != rel(E)
 - prim@p@q(es);
 + if (kprim(es)) {
@@ -549,6 +627,104 @@ K.mark_fails(p)
 p << mutex_inline_lock.q;
 prim << mutex_inline_lock.prim;
 es << mutex_inline_lock.es;
+@@
+K.report(p, prim, es, "converted")
+
+@mutex_held2_lock0 exists@
+position p;
+expression E1, E2;
+identifier prim = {mutex_lock, mutex_lock_nested};
+identifier acq1 : script:python() { K.is_acquire(acq1) };
+identifier acq2 : script:python() { K.is_acquire(acq2) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq1(E1, ...)
+|
+E1 = acq1(...)
+|
+acq1()
+)
+... when != rel(E1)
+(
+acq2(E2, ...)
+|
+E2 = acq2(...)
+|
+acq2()
+)
+... when != rel(E1)
+    when != rel(E2)
+prim@p(...)
+
+@mutex_ok_inline_lock0@
+identifier prim = {mutex_lock, mutex_lock_nested};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) };
+@@
+prim@p(es)
+
+@mutex_inline_lock0 depends on !patch && (report || org) exists@
+identifier prim = {mutex_lock, mutex_lock_nested};
+expression list es;
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
+identifier rel : script:python() { K.is_release(rel) };
+expression x;
+statement S;
+position q != mutex_held2_lock0.p;
+position mutex_ok_inline_lock0.p;
+@@
+(
+acq();
+|
+if (acq()) S
+|
+if (!acq()) S
+|
+x = acq();
+)
+... when != rel()
+  prim@p@q(es);
+
+@mutex_inline_lock0_patch depends on patch && !context && !org && !report exists@
+identifier prim = {mutex_lock, mutex_lock_nested};
+expression list es;
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
+identifier rel : script:python() { K.is_release(rel) };
+expression x;
+statement S;
+position q != mutex_held2_lock0.p;
+position mutex_ok_inline_lock0.p;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
+fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim) };
+@@
+(
+acq();
+|
+if (acq()) S
+|
+if (!acq()) S
+|
+x = acq();
+)
+... when != rel()
+- prim@p@q(es);
++ if (kprim(es)) {
++	rel2();
++	return ERR;
++ }
+
+
+@script:python@
+p << mutex_inline_lock0_patch.q;
+@@
+K.mark_fails(p)
+
+@script:python depends on report || org@
+p << mutex_inline_lock0.q;
+prim << mutex_inline_lock0.prim;
+es << mutex_inline_lock0.es;
 @@
 K.report(p, prim, es, "converted")
 

@@ -318,6 +318,33 @@ T ret = -C;
 ... when != ret = E
 prim@p(...)
 
+// Several earlier exits may fit; the nearest one before the sleep wins.
+@schedule_timeout_poll_labels_goto_ret exists@
+identifier prim = {schedule_timeout_uninterruptible};
+identifier lbl;
+identifier acq : script:python() { K.is_acquire(acq) };
+identifier rel : script:python() { K.is_release(rel) };
+position p, g;
+@@
+(
+if (...) {
+  ... when != rel(...)
+  goto@g lbl;
+}
+|
+if (...) goto@g lbl;
+)
+... when != acq(...)
+    when != rel(...)
+prim@p(...)
+
+@script:python@
+p << schedule_timeout_poll_labels_goto_ret.p;
+g << schedule_timeout_poll_labels_goto_ret.g;
+lbl << schedule_timeout_poll_labels_goto_ret.lbl;
+@@
+K.record_label(p, g, lbl)
+
 @schedule_timeout_poll_ok_goto_ret@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
@@ -330,6 +357,7 @@ identifier prim = {schedule_timeout_uninterruptible};
 identifier lbl;
 identifier ret : script:python() { ret in killable_rules.RET_NAMES };
 expression list es;
+position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
 position q != {schedule_timeout_poll_preset_c.p, schedule_timeout_poll_presetd_c.p};
@@ -338,10 +366,10 @@ position schedule_timeout_poll_ok_goto_ret.p;
 (
 if (...) {
   ... when != rel(...)
-  goto lbl;
+  goto@g lbl;
 }
 |
-if (...) goto lbl;
+if (...) goto@g lbl;
 )
 ... when != acq(...)
     when != rel(...)
@@ -356,6 +384,7 @@ identifier prim = {schedule_timeout_uninterruptible};
 identifier lbl;
 identifier ret : script:python() { ret in killable_rules.RET_NAMES };
 expression list es;
+position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
 position q != {schedule_timeout_poll_preset_c.p, schedule_timeout_poll_presetd_c.p};
@@ -365,10 +394,10 @@ fresh identifier kprim = script:python(prim) { K.twin(prim) };
 (
 if (...) {
   ... when != rel(...)
-  goto lbl;
+  goto@g lbl;
 }
 |
-if (...) goto lbl;
+if (...) goto@g lbl;
 )
 ... when != acq(...)
     when != rel(...)
@@ -394,6 +423,33 @@ es << schedule_timeout_poll_goto_ret.es;
 @@
 K.report(p, prim, es, "converted")
 
+// Several earlier exits may fit; the nearest one before the sleep wins.
+@schedule_timeout_poll_labels_goto exists@
+identifier prim = {schedule_timeout_uninterruptible};
+identifier lbl;
+identifier acq : script:python() { K.is_acquire(acq) };
+identifier rel : script:python() { K.is_release(rel) };
+position p, g;
+@@
+(
+if (...) {
+  ... when != rel(...)
+  goto@g lbl;
+}
+|
+if (...) goto@g lbl;
+)
+... when != acq(...)
+    when != rel(...)
+prim@p(...)
+
+@script:python@
+p << schedule_timeout_poll_labels_goto.p;
+g << schedule_timeout_poll_labels_goto.g;
+lbl << schedule_timeout_poll_labels_goto.lbl;
+@@
+K.record_label(p, g, lbl)
+
 @schedule_timeout_poll_ok_goto@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
@@ -406,6 +462,7 @@ identifier prim = {schedule_timeout_uninterruptible};
 identifier lbl;
 local idexpression ret;
 expression list es;
+position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
 position q;
@@ -414,10 +471,10 @@ position schedule_timeout_poll_ok_goto.p;
 (
 if (...) {
   ... when != rel(...)
-  goto lbl;
+  goto@g lbl;
 }
 |
-if (...) goto lbl;
+if (...) goto@g lbl;
 )
 ... when != acq(...)
     when != rel(...)
@@ -432,6 +489,7 @@ identifier prim = {schedule_timeout_uninterruptible};
 identifier lbl;
 local idexpression ret;
 expression list es;
+position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
 position q;
@@ -442,10 +500,10 @@ fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim) };
 (
 if (...) {
   ... when != rel(...)
-  goto lbl;
+  goto@g lbl;
 }
 |
-if (...) goto lbl;
+if (...) goto@g lbl;
 )
 ... when != acq(...)
     when != rel(...)
@@ -512,12 +570,22 @@ prim@p(es)
 identifier prim = {schedule_timeout_uninterruptible};
 expression E;
 expression list es;
-identifier acq : script:python() { K.style_of(acq) == "lock" };
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
 identifier rel : script:python() { K.is_release(rel) };
+expression x;
+statement S;
 position q != schedule_timeout_poll_held2_lock.p;
 position schedule_timeout_poll_ok_inline_lock.p;
 @@
+(
 acq(E, ...);
+|
+if (acq(E, ...)) S
+|
+if (!acq(E, ...)) S
+|
+x = acq(E, ...);
+)
 ... when != rel(E)
   prim@p@q(es);
 
@@ -525,15 +593,25 @@ acq(E, ...);
 identifier prim = {schedule_timeout_uninterruptible};
 expression E;
 expression list es;
-identifier acq : script:python() { K.style_of(acq) == "lock" };
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
 identifier rel : script:python() { K.is_release(rel) };
+expression x;
+statement S;
 position q != schedule_timeout_poll_held2_lock.p;
 position schedule_timeout_poll_ok_inline_lock.p;
 fresh identifier kprim = script:python(prim) { K.twin(prim) };
 fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
 fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim) };
 @@
+(
 acq(E, ...);
+|
+if (acq(E, ...)) S
+|
+if (!acq(E, ...)) S
+|
+x = acq(E, ...);
+)
 ... when != rel(E)
 - prim@p@q(es);
 + kprim(es);
@@ -552,6 +630,105 @@ K.mark_fails(p)
 p << schedule_timeout_poll_inline_lock.q;
 prim << schedule_timeout_poll_inline_lock.prim;
 es << schedule_timeout_poll_inline_lock.es;
+@@
+K.report(p, prim, es, "converted")
+
+@schedule_timeout_poll_held2_lock0 exists@
+position p;
+expression E1, E2;
+identifier prim = {schedule_timeout_uninterruptible};
+identifier acq1 : script:python() { K.is_acquire(acq1) };
+identifier acq2 : script:python() { K.is_acquire(acq2) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq1(E1, ...)
+|
+E1 = acq1(...)
+|
+acq1()
+)
+... when != rel(E1)
+(
+acq2(E2, ...)
+|
+E2 = acq2(...)
+|
+acq2()
+)
+... when != rel(E1)
+    when != rel(E2)
+prim@p(...)
+
+@schedule_timeout_poll_ok_inline_lock0@
+identifier prim = {schedule_timeout_uninterruptible};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) };
+@@
+prim@p(es)
+
+@schedule_timeout_poll_inline_lock0 depends on !patch && (report || org) exists@
+identifier prim = {schedule_timeout_uninterruptible};
+expression list es;
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
+identifier rel : script:python() { K.is_release(rel) };
+expression x;
+statement S;
+position q != schedule_timeout_poll_held2_lock0.p;
+position schedule_timeout_poll_ok_inline_lock0.p;
+@@
+(
+acq();
+|
+if (acq()) S
+|
+if (!acq()) S
+|
+x = acq();
+)
+... when != rel()
+  prim@p@q(es);
+
+@schedule_timeout_poll_inline_lock0_patch depends on patch && !context && !org && !report exists@
+identifier prim = {schedule_timeout_uninterruptible};
+expression list es;
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
+identifier rel : script:python() { K.is_release(rel) };
+expression x;
+statement S;
+position q != schedule_timeout_poll_held2_lock0.p;
+position schedule_timeout_poll_ok_inline_lock0.p;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
+fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim) };
+@@
+(
+acq();
+|
+if (acq()) S
+|
+if (!acq()) S
+|
+x = acq();
+)
+... when != rel()
+- prim@p@q(es);
++ kprim(es);
++ if (fatal_signal_pending(current)) {
++	rel2();
++	return ERR;
++ }
+
+
+@script:python@
+p << schedule_timeout_poll_inline_lock0_patch.q;
+@@
+K.mark_fails(p)
+
+@script:python depends on report || org@
+p << schedule_timeout_poll_inline_lock0.q;
+prim << schedule_timeout_poll_inline_lock0.prim;
+es << schedule_timeout_poll_inline_lock0.es;
 @@
 K.report(p, prim, es, "converted")
 

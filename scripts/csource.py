@@ -185,6 +185,10 @@ def classify_use(text: str, start: int, end: int) -> str:
     """How the value of the call text[start:end] is used."""
     before = text[max(0, start - 200):start].rstrip()
     after = text[end:end + 40].lstrip()
+    cmp = re.match(r"(==|!=|<=|>=|<|>)\s*(\S+?)\s*[)&|;]", after)
+    if cmp and cmp.group(1) not in ("<<", ">>"):
+        # Compared with one code: a new error would read as something else.
+        return "tested" if cmp.group(2) == "0" else "other"
     if re.search(r"\breturn$", before):
         return "returned"
     m = re.search(r"([A-Za-z_]\w*(?:\s*(?:->|\.)\s*\w+)*)\s*[-+*/|&]?=$", before)
@@ -264,11 +268,13 @@ def scan_text(text: str, path: str = "", interesting: frozenset[str] = frozenset
             facts.refs.append(Ref("", d.group(1), d.group(2), lines.line(d.start())))
 
     names = set(facts.functions)
+    exported = re.compile(r"EXPORT_\w*SYMBOL\w*\s*\(\s*$")
     for m in IDENT.finditer(clean):
         w = m.group(0)
         if w in names:
             rest = clean[m.end():m.end() + 20].lstrip()
-            if not rest.startswith("("):
+            if not rest.startswith("(") and \
+                    not exported.search(clean[max(0, m.start() - 40):m.start()]):
                 facts.address_taken.add(w)
     return facts
 

@@ -44,6 +44,7 @@ FAIL = {
         "FAIL_RETURN": "+ if (kprim(es))\n+\treturn ERR;",
         "FAIL_GOTO": "+ if (kprim(es)) {\n+\tret = ERR;\n+\tgoto lbl;\n+ }",
         "FAIL_UNDO": "+ if (kprim(es)) {\n+\trel2(E);\n+\treturn ERR;\n+ }",
+        "FAIL_UNDO0": "+ if (kprim(es)) {\n+\trel2();\n+\treturn ERR;\n+ }",
     },
     "poll": {
         "FAIL_RETURN": "+ kprim(es);\n+ if (fatal_signal_pending(current))\n+\treturn ERR;",
@@ -51,6 +52,8 @@ FAIL = {
                       "+\tret = ERR;\n+\tgoto lbl;\n+ }"),
         "FAIL_UNDO": ("+ kprim(es);\n+ if (fatal_signal_pending(current)) {\n"
                       "+\trel2(E);\n+\treturn ERR;\n+ }"),
+        "FAIL_UNDO0": ("+ kprim(es);\n+ if (fatal_signal_pending(current)) {\n"
+                       "+\trel2();\n+\treturn ERR;\n+ }"),
     },
 }
 

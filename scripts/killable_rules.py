@@ -104,6 +104,8 @@ class Rules:
         self.plan: dict[str, set[tuple[str, str]]] = {}
         self.callheld: dict[tuple[str, str, str], str] = {}
         self.fails: set[tuple[str, str]] = set()
+        self.time_left_declared: set[tuple[str, str]] = set()
+        self.labels: dict[tuple[str, str, str], tuple[int, str]] = {}
         self.external: dict[str, dict[str, set[str]]] | None = None
         self.external_path = ""
         self.trees: dict[str, str] = {}
@@ -230,6 +232,19 @@ class Rules:
             self.sites[key] = s
         return s
 
+    def record_label(self, p, g, lbl: str) -> None:
+        """Keep, per site, the label of the nearest earlier error exit."""
+        key = (p[0].file, p[0].line, p[0].column)
+        line = int(g[0].line)
+        best = self.labels.get(key)
+        if best is None or line > best[0]:
+            self.labels[key] = (line, lbl)
+
+    def best_goto(self, g) -> bool:
+        """The goto is the nearest earlier exit of some site (see record_label)."""
+        key = (g[0].file, int(g[0].line))
+        return any((path, line) == key for (path, _, _), (line, _) in self.labels.items())
+
     def held_at(self, p) -> list[tuple[str, str]]:
         return self.held.setdefault((p[0].file, p[0].line, p[0].column), [])
 
@@ -254,12 +269,9 @@ class Rules:
 
     def function_named(self, path: str, name: str) -> csource.Function | None:
         ff = self.file_facts(path)
-        fn = ff.functions.get(name)
-        if fn is None and name.startswith("SYSCALL_DEFINE") or fn is None:
-            for f in ff.functions.values():
-                if f.macro and name.startswith(f.macro):
-                    return f
-        return fn
+        # spatch names SYSCALL_DEFINEn(foo, ...) after foo; csource, sys_foo.
+        return ff.functions.get(name) or ff.functions.get("sys_" + name) or \
+            ff.functions.get("compat_sys_" + name)
 
     def function(self, s: Site) -> csource.Function | None:
         return self.function_named(s.file, s.func)
@@ -285,6 +297,9 @@ class Rules:
 
     def judge(self, s: Site) -> str:
         prim = self.prims[s.prim]
+        macro = self.in_macro(s)
+        if macro:
+            return f"manual: in macro {macro}(); convert the macro and its users by hand"
         fn = self.function(s)
         if fn is None:
             return "manual: enclosing function not found"
@@ -318,6 +333,9 @@ class Rules:
         why = self.handoff(s, ff, fn)
         if why:
             return "refused: " + why
+        why = self.seq_stop_releases(s, ff, fn, reach)
+        if why:
+            return "manual: " + why
         why = self.callers_problem(ff, fn, reach)
         if why:
             return "manual: " + why
@@ -438,6 +456,8 @@ class Rules:
 
     def may_plumb(self, name: str) -> bool:
         """Helpers whose callers might need plumbing: analysed by callheld."""
+        if not self.current:
+            return False
         ff = self.file_facts(self.current)
         fn = ff.functions.get(name)
         if fn is None or not INT_TYPES.match(fn.return_type):
@@ -448,6 +468,12 @@ class Rules:
     def record_callheld(self, p, callee: str, acq: str, expr: str) -> None:
         key = (self.real_file(p), p[0].current_element, callee)
         self.callheld.setdefault(key, f"{acq}({expr})")
+
+    def declared_time_left(self, func: str) -> bool:
+        return (self.current, func) in self.time_left_declared
+
+    def declare_time_left(self, p) -> None:
+        self.time_left_declared.add((self.real_file(p), p[0].current_element))
 
     def mark_fails(self, p) -> None:
         """The function at p can now fail: its callers may need plumbing."""
@@ -460,11 +486,11 @@ class Rules:
 
     def result_checked(self, ff: csource.FileFacts, caller: csource.Function,
                        call: csource.Call) -> bool:
-        """`v = f(...);` is followed soon by a test or a return of v."""
+        """`v = f(...);` is followed by a test or a return of v."""
         var = call.use.split(":", 1)[1]
         if not re.match(r"^\w+$", var):
             return False
-        lines = self.source_lines(ff.path)[call.line - 1:min(call.line + 4, caller.end_line)]
+        lines = self.source_lines(ff.path)[call.line - 1:caller.end_line]
         text = "\n".join(lines)
         return re.search(r"(?:\bif\s*\(\s*!?\s*%s\b|\breturn\s+%s\s*;|\b%s\s*[<!=]=?\s*0|"
                          r"IS_ERR\w*\(\s*%s\s*\))" % ((re.escape(var),) * 4), text) is not None
@@ -473,6 +499,32 @@ class Rules:
         vals = {v for _, v in fn.returns}
         return bool(vals) and vals <= {"0", "1", "true", "false"} and "1" in vals | {"true"} \
             and ("1" in vals or "true" in vals)
+
+    def in_macro(self, s: Site) -> str:
+        """The macro whose #define holds the site's line, if any."""
+        lines = self.source_lines(s.file)
+        i = s.line - 1
+        while i > 0 and lines[i - 1].rstrip().endswith("\\"):
+            i -= 1
+        m = re.match(r"\s*#\s*define\s+(\w+)", lines[i]) if i < len(lines) else None
+        return m.group(1) if m and (i == s.line - 1 or lines[s.line - 2].rstrip().endswith("\\")) \
+            else ""
+
+    def seq_stop_releases(self, s: Site, ff: csource.FileFacts, fn: csource.Function,
+                          reach: reachability.Reach) -> str:
+        """seq_read() calls ->stop after a failed ->start: an unconditional
+        unlock there would release a lock the killable ->start never took."""
+        if reach.root_via.get(fn.name, "").split(".")[-1] != "start":
+            return ""
+        rel = self.release_of(s.prim)
+        for ref in ff.refs:
+            if ref.member == "stop" and ref.func in ff.functions:
+                stop = ff.functions[ref.func]
+                body = "\n".join(self.source_lines(s.file)[stop.line - 1:stop.end_line])
+                if rel and re.search(r"\b%s\s*\(" % rel, body) and "IS_ERR" not in body:
+                    return (f"->stop {stop.name}() calls {rel}() even after a failed "
+                            f"->start; make it test IS_ERR first")
+        return ""
 
     def call_offsets(self, s: Site, fn: csource.Function) -> tuple[str, list[int]]:
         """The function's blanked text and where in it the site's call stands."""
@@ -558,7 +610,8 @@ class Rules:
         if v == "converted" and not verdict:
             held = ", ".join(f"{a}({e})" for a, e in self.held_at(p)) or "resources"
             v = f"manual: {held} held at the sleep; no error label to reuse and no inline undo"
-        msg = f"{prim} in {p[0].current_element}(): {v}"
+        macro = v.startswith("manual: in macro ") and v.split()[3].rstrip("();")
+        msg = f"{prim} in {macro or p[0].current_element}(): {v}"
         if self.org:
             coccilib.org.print_todo(p[0], msg)
         else:
