@@ -608,7 +608,11 @@ class Rules:
         if verdict == "converted":
             self.mark_fails(p)
         if v == "converted" and not verdict:
-            held = ", ".join(f"{a}({e})" for a, e in self.held_at(p)) or "resources"
+            names: list[str] = []
+            for a, _ in self.held_at(p):
+                if a + "()" not in names:
+                    names.append(a + "()")
+            held = ", ".join(names) or "resources"
             v = f"manual: {held} held at the sleep; no error label to reuse and no inline undo"
         macro = v.startswith("manual: in macro ") and v.split()[3].rstrip("();")
         msg = f"{prim} in {macro or p[0].current_element}(): {v}"
