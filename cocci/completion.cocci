@@ -188,7 +188,8 @@ prim@p(es)
 
 @completion_free_ret depends on !patch && (report || org) exists@
 identifier prim = {wait_for_completion};
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position q != {completion_held_a.p, completion_held0_a.p, completion_preset_a.p, completion_presetd_a.p};
 position completion_ok_free_ret.p;
@@ -199,7 +200,8 @@ return ret;
 
 @completion_free_ret_patch depends on patch && !context && !org && !report exists@
 identifier prim = {wait_for_completion};
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position q != {completion_held_a.p, completion_held0_a.p, completion_preset_a.p, completion_presetd_a.p};
 position completion_ok_free_ret.p;
@@ -347,14 +349,15 @@ K.record_label(p, g, lbl)
 @completion_ok_goto_ret@
 identifier prim = {wait_for_completion};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.site_in_loop(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
 @@
 prim@p(es)
 
 @completion_goto_ret depends on !patch && (report || org) exists@
 identifier prim = {wait_for_completion};
 identifier lbl;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
@@ -381,7 +384,8 @@ return ret;
 @completion_goto_ret_patch depends on patch && !context && !org && !report exists@
 identifier prim = {wait_for_completion};
 identifier lbl;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
@@ -452,7 +456,7 @@ K.record_label(p, g, lbl)
 @completion_ok_goto@
 identifier prim = {wait_for_completion};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.site_in_loop(p, prim, es) };
 @@
 prim@p(es)
 
@@ -894,8 +898,6 @@ symbol time_left;
   S1
 )
 
-// The new local, once per function: with the other declarations, or alone
-// and followed by a blank line.
 @completion_tif_patch depends on patch && !context && !org && !report@
 identifier prim = {wait_for_completion_timeout};
 expression list es;
@@ -929,46 +931,11 @@ symbol time_left;
   S1
 )
 
-// The new local, once per function: with the other declarations, or alone
-// and followed by a blank line.
 
 @script:python@
 p << completion_tif_patch.q;
 @@
 K.mark_fails(p)
-
-@completion_tdecl depends on patch && !context && !org && !report exists@
-identifier f;
-position p;
-identifier twin = {wait_for_completion_killable_timeout};
-declaration d;
-symbol time_left;
-@@
-f@p(...) {
-  d
-+ long time_left;
-  ... when any
-  time_left = twin(...);
-  ... when any
-}
-
-@script:python@
-p << completion_tdecl.p;
-@@
-K.declare_time_left(p)
-
-@completion_tdecl0 depends on patch && !context && !org && !report exists@
-identifier f : script:python() { not K.declared_time_left(f) };
-identifier twin = {wait_for_completion_killable_timeout};
-symbol time_left;
-@@
-f(...) {
-+ long time_left;
-+
-  ... when any
-  time_left = twin(...);
-  ... when any
-}
 
 @script:python depends on report || org@
 p << completion_tif.q;
@@ -1044,6 +1011,490 @@ es << completion_tset.es;
 @@
 K.report(p, prim, es, "converted")
 
+// `return wait(...) ? a : b;`: nothing held.
+@completion_theld_r exists@
+position p;
+expression E;
+identifier prim = {wait_for_completion_timeout};
+identifier acq : script:python() { K.is_acquire(acq) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq(E, ...)
+|
+E = acq(...)
+|
+acq()
+)
+... when != rel(E)
+    when != rel(E, ...)
+    when != rel()
+prim@p(...)
+
+@completion_tok_r@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+@@
+prim@p(es)
+
+@completion_tret depends on !patch && (report || org)@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+expression E1, E2;
+position q != completion_theld_r.p;
+position completion_tok_r.p;
+symbol time_left;
+@@
+  return prim@p@q(es) ? E1 : E2;
+
+@completion_tret_patch depends on patch && !context && !org && !report@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+expression E1, E2;
+position q != completion_theld_r.p;
+position completion_tok_r.p;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim, "time_left") };
+symbol time_left;
+@@
+- return prim@p@q(es) ? E1 : E2;
++ time_left = kprim(es);
++ if (time_left < 0)
++	return ERR;
++ return time_left ? E1 : E2;
+
+
+@script:python@
+p << completion_tret_patch.q;
+@@
+K.mark_fails(p)
+
+@script:python depends on report || org@
+p << completion_tret.q;
+prim << completion_tret.prim;
+es << completion_tret.es;
+@@
+K.report(p, prim, es, "converted")
+
+// One lock held before a timed wait: undo it inline.
+@completion_theld2_ulock exists@
+position p;
+expression E1, E2;
+identifier prim = {wait_for_completion_timeout};
+identifier acq1 : script:python() { K.is_acquire(acq1) };
+identifier acq2 : script:python() { K.is_acquire(acq2) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq1(E1, ...)
+|
+E1 = acq1(...)
+|
+acq1()
+)
+... when != rel(E1)
+(
+acq2(E2, ...)
+|
+E2 = acq2(...)
+|
+acq2()
+)
+... when != rel(E1)
+    when != rel(E2)
+prim@p(...)
+
+@completion_tok_ulock@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+@@
+prim@p(es)
+
+@completion_tset_lock depends on !patch && (report || org) exists@
+identifier prim = {wait_for_completion_timeout};
+local idexpression x;
+expression list es;
+expression E;
+statement S;
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
+identifier rel : script:python() { K.is_release(rel) };
+position q != completion_theld2_ulock.p;
+position completion_tok_ulock.p;
+@@
+(
+acq(E, ...);
+|
+if (acq(E, ...)) S
+|
+if (!acq(E, ...)) S
+)
+... when != rel(E)
+  x =
+  prim@p@q(es)
+  ;
+
+@completion_tset_lock_patch depends on patch && !context && !org && !report exists@
+identifier prim = {wait_for_completion_timeout};
+local idexpression x;
+expression list es;
+expression E;
+statement S;
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
+identifier rel : script:python() { K.is_release(rel) };
+position q != completion_theld2_ulock.p;
+position completion_tok_ulock.p;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
+fresh identifier ERR = script:python(p, prim, x) { K.err_return(p, prim, x) };
+@@
+(
+acq(E, ...);
+|
+if (acq(E, ...)) S
+|
+if (!acq(E, ...)) S
+)
+... when != rel(E)
+  x =
+- prim@p@q(es)
++ kprim(es)
+  ;
++ if (x < 0) {
++	rel2(E);
++	return ERR;
++ }
+
+
+@script:python@
+p << completion_tset_lock_patch.q;
+@@
+K.mark_fails(p)
+
+@script:python depends on report || org@
+p << completion_tset_lock.q;
+prim << completion_tset_lock.prim;
+es << completion_tset_lock.es;
+@@
+K.report(p, prim, es, "converted")
+
+@completion_theld2_ilock exists@
+position p;
+expression E1, E2;
+identifier prim = {wait_for_completion_timeout};
+identifier acq1 : script:python() { K.is_acquire(acq1) };
+identifier acq2 : script:python() { K.is_acquire(acq2) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq1(E1, ...)
+|
+E1 = acq1(...)
+|
+acq1()
+)
+... when != rel(E1)
+(
+acq2(E2, ...)
+|
+E2 = acq2(...)
+|
+acq2()
+)
+... when != rel(E1)
+    when != rel(E2)
+prim@p(...)
+
+@completion_tok_ilock@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+@@
+prim@p(es)
+
+@completion_tif_lock depends on !patch && (report || org) exists@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+expression E;
+statement S, S1;
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
+identifier rel : script:python() { K.is_release(rel) };
+position q != completion_theld2_ilock.p;
+position completion_tok_ilock.p;
+symbol time_left;
+@@
+(
+acq(E, ...);
+|
+if (acq(E, ...)) S
+|
+if (!acq(E, ...)) S
+)
+... when != rel(E)
+  if (!prim@p@q(es))
+  S1
+
+@completion_tif_lock_patch depends on patch && !context && !org && !report exists@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+expression E;
+statement S, S1;
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
+identifier rel : script:python() { K.is_release(rel) };
+position q != completion_theld2_ilock.p;
+position completion_tok_ilock.p;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
+fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim, "time_left") };
+symbol time_left;
+@@
+(
+acq(E, ...);
+|
+if (acq(E, ...)) S
+|
+if (!acq(E, ...)) S
+)
+... when != rel(E)
+- if (!prim@p@q(es))
++ time_left = kprim(es);
++ if (time_left < 0) {
++	rel2(E);
++	return ERR;
++ }
++ if (!time_left)
+  S1
+
+
+@script:python@
+p << completion_tif_lock_patch.q;
+@@
+K.mark_fails(p)
+
+@script:python depends on report || org@
+p << completion_tif_lock.q;
+prim << completion_tif_lock.prim;
+es << completion_tif_lock.es;
+@@
+K.report(p, prim, es, "converted")
+
+// One alloc held before a timed wait: undo it inline.
+@completion_theld2_ualloc exists@
+position p;
+expression E1, E2;
+identifier prim = {wait_for_completion_timeout};
+identifier acq1 : script:python() { K.is_acquire(acq1) };
+identifier acq2 : script:python() { K.is_acquire(acq2) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq1(E1, ...)
+|
+E1 = acq1(...)
+|
+acq1()
+)
+... when != rel(E1)
+(
+acq2(E2, ...)
+|
+E2 = acq2(...)
+|
+acq2()
+)
+... when != rel(E1)
+    when != rel(E2)
+prim@p(...)
+
+@completion_tok_ualloc@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+@@
+prim@p(es)
+
+@completion_tset_alloc depends on !patch && (report || org) exists@
+identifier prim = {wait_for_completion_timeout};
+local idexpression x;
+expression list es;
+expression E;
+identifier acq : script:python() { K.style_of(acq) in ("alloc",) };
+identifier rel : script:python() { K.is_release(rel) };
+position q != completion_theld2_ualloc.p;
+position completion_tok_ualloc.p;
+@@
+E = acq(...);
+... when != rel(E)
+  x =
+  prim@p@q(es)
+  ;
+
+@completion_tset_alloc_patch depends on patch && !context && !org && !report exists@
+identifier prim = {wait_for_completion_timeout};
+local idexpression x;
+expression list es;
+expression E;
+identifier acq : script:python() { K.style_of(acq) in ("alloc",) };
+identifier rel : script:python() { K.is_release(rel) };
+position q != completion_theld2_ualloc.p;
+position completion_tok_ualloc.p;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
+fresh identifier ERR = script:python(p, prim, x) { K.err_return(p, prim, x) };
+@@
+E = acq(...);
+... when != rel(E)
+  x =
+- prim@p@q(es)
++ kprim(es)
+  ;
++ if (x < 0) {
++	rel2(E);
++	return ERR;
++ }
+
+
+@script:python@
+p << completion_tset_alloc_patch.q;
+@@
+K.mark_fails(p)
+
+@script:python depends on report || org@
+p << completion_tset_alloc.q;
+prim << completion_tset_alloc.prim;
+es << completion_tset_alloc.es;
+@@
+K.report(p, prim, es, "converted")
+
+@completion_theld2_ialloc exists@
+position p;
+expression E1, E2;
+identifier prim = {wait_for_completion_timeout};
+identifier acq1 : script:python() { K.is_acquire(acq1) };
+identifier acq2 : script:python() { K.is_acquire(acq2) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq1(E1, ...)
+|
+E1 = acq1(...)
+|
+acq1()
+)
+... when != rel(E1)
+(
+acq2(E2, ...)
+|
+E2 = acq2(...)
+|
+acq2()
+)
+... when != rel(E1)
+    when != rel(E2)
+prim@p(...)
+
+@completion_tok_ialloc@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+@@
+prim@p(es)
+
+@completion_tif_alloc depends on !patch && (report || org) exists@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+expression E;
+statement S1;
+identifier acq : script:python() { K.style_of(acq) in ("alloc",) };
+identifier rel : script:python() { K.is_release(rel) };
+position q != completion_theld2_ialloc.p;
+position completion_tok_ialloc.p;
+symbol time_left;
+@@
+E = acq(...);
+... when != rel(E)
+  if (!prim@p@q(es))
+  S1
+
+@completion_tif_alloc_patch depends on patch && !context && !org && !report exists@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+expression E;
+statement S1;
+identifier acq : script:python() { K.style_of(acq) in ("alloc",) };
+identifier rel : script:python() { K.is_release(rel) };
+position q != completion_theld2_ialloc.p;
+position completion_tok_ialloc.p;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
+fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim, "time_left") };
+symbol time_left;
+@@
+E = acq(...);
+... when != rel(E)
+- if (!prim@p@q(es))
++ time_left = kprim(es);
++ if (time_left < 0) {
++	rel2(E);
++	return ERR;
++ }
++ if (!time_left)
+  S1
+
+
+@script:python@
+p << completion_tif_alloc_patch.q;
+@@
+K.mark_fails(p)
+
+@script:python depends on report || org@
+p << completion_tif_alloc.q;
+prim << completion_tif_alloc.prim;
+es << completion_tif_alloc.es;
+@@
+K.report(p, prim, es, "converted")
+
+// The new local, once per function: with the other declarations, or alone
+// and followed by a blank line.
+@completion_tdecl depends on patch && !context && !org && !report exists@
+identifier f;
+identifier twin = {wait_for_completion_killable_timeout};
+declaration d;
+symbol time_left;
+@@
+f(...) {
+  d
++ long time_left;
+  ... when any
+  time_left = twin(...);
+  ... when any
+}
+
+@completion_tuse exists@
+identifier f;
+identifier twin = {wait_for_completion_killable_timeout};
+position fp;
+symbol time_left;
+@@
+f@fp(...) {
+  ... when any
+  time_left = twin(...);
+  ... when any
+}
+
+@completion_tdecl0 depends on patch && !context && !org && !report@
+identifier f;
+statement S;
+position completion_tuse.fp;
+@@
+f@fp(...) {
++ long time_left;
++
+  S
+  ... when any
+}
+
 // An unsigned local would hide the error: make it signed.
 @completion_tsigned depends on patch && !context && !org && !report exists@
 identifier x;
@@ -1069,7 +1520,8 @@ x = prim(...);
 // Callers that ignored the result of a helper that can now fail, level 1.
 @completion_caller1_ret depends on patch && !context && !org && !report exists@
 identifier f;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position p : script:python(f) { K.plumb_ok(p, f) };
 @@
@@ -1103,7 +1555,8 @@ K.mark_fails(p)
 // Callers that ignored the result of a helper that can now fail, level 2.
 @completion_caller2_ret depends on patch && !context && !org && !report exists@
 identifier f;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position p : script:python(f) { K.plumb_ok(p, f) };
 @@

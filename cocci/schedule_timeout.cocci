@@ -188,7 +188,8 @@ prim@p(es)
 
 @schedule_timeout_poll_free_ret depends on !patch && (report || org) exists@
 identifier prim = {schedule_timeout_uninterruptible};
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position q != {schedule_timeout_poll_held_a.p, schedule_timeout_poll_held0_a.p, schedule_timeout_poll_preset_a.p, schedule_timeout_poll_presetd_a.p};
 position schedule_timeout_poll_ok_free_ret.p;
@@ -199,7 +200,8 @@ return ret;
 
 @schedule_timeout_poll_free_ret_patch depends on patch && !context && !org && !report exists@
 identifier prim = {schedule_timeout_uninterruptible};
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position q != {schedule_timeout_poll_held_a.p, schedule_timeout_poll_held0_a.p, schedule_timeout_poll_preset_a.p, schedule_timeout_poll_presetd_a.p};
 position schedule_timeout_poll_ok_free_ret.p;
@@ -348,14 +350,15 @@ K.record_label(p, g, lbl)
 @schedule_timeout_poll_ok_goto_ret@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.site_in_loop(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
 @@
 prim@p(es)
 
 @schedule_timeout_poll_goto_ret depends on !patch && (report || org) exists@
 identifier prim = {schedule_timeout_uninterruptible};
 identifier lbl;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
@@ -382,7 +385,8 @@ return ret;
 @schedule_timeout_poll_goto_ret_patch depends on patch && !context && !org && !report exists@
 identifier prim = {schedule_timeout_uninterruptible};
 identifier lbl;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
@@ -453,7 +457,7 @@ K.record_label(p, g, lbl)
 @schedule_timeout_poll_ok_goto@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.site_in_loop(p, prim, es) };
 @@
 prim@p(es)
 
@@ -816,7 +820,8 @@ K.report(p, prim, es, "converted")
 // Callers that ignored the result of a helper that can now fail, level 1.
 @schedule_timeout_caller1_ret depends on patch && !context && !org && !report exists@
 identifier f;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position p : script:python(f) { K.plumb_ok(p, f) };
 @@
@@ -850,7 +855,8 @@ K.mark_fails(p)
 // Callers that ignored the result of a helper that can now fail, level 2.
 @schedule_timeout_caller2_ret depends on patch && !context && !org && !report exists@
 identifier f;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position p : script:python(f) { K.plumb_ok(p, f) };
 @@

@@ -188,7 +188,8 @@ prim@p(es)
 
 @wait_event_free_ret depends on !patch && (report || org) exists@
 identifier prim = {wait_event};
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position q != {wait_event_held_a.p, wait_event_held0_a.p, wait_event_preset_a.p, wait_event_presetd_a.p};
 position wait_event_ok_free_ret.p;
@@ -199,7 +200,8 @@ return ret;
 
 @wait_event_free_ret_patch depends on patch && !context && !org && !report exists@
 identifier prim = {wait_event};
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position q != {wait_event_held_a.p, wait_event_held0_a.p, wait_event_preset_a.p, wait_event_presetd_a.p};
 position wait_event_ok_free_ret.p;
@@ -347,14 +349,15 @@ K.record_label(p, g, lbl)
 @wait_event_ok_goto_ret@
 identifier prim = {wait_event};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.site_in_loop(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
 @@
 prim@p(es)
 
 @wait_event_goto_ret depends on !patch && (report || org) exists@
 identifier prim = {wait_event};
 identifier lbl;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
@@ -381,7 +384,8 @@ return ret;
 @wait_event_goto_ret_patch depends on patch && !context && !org && !report exists@
 identifier prim = {wait_event};
 identifier lbl;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
@@ -452,7 +456,7 @@ K.record_label(p, g, lbl)
 @wait_event_ok_goto@
 identifier prim = {wait_event};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.site_in_loop(p, prim, es) };
 @@
 prim@p(es)
 
@@ -894,8 +898,6 @@ symbol time_left;
   S1
 )
 
-// The new local, once per function: with the other declarations, or alone
-// and followed by a blank line.
 @wait_event_tif_patch depends on patch && !context && !org && !report@
 identifier prim = {wait_event_timeout};
 expression list es;
@@ -929,46 +931,11 @@ symbol time_left;
   S1
 )
 
-// The new local, once per function: with the other declarations, or alone
-// and followed by a blank line.
 
 @script:python@
 p << wait_event_tif_patch.q;
 @@
 K.mark_fails(p)
-
-@wait_event_tdecl depends on patch && !context && !org && !report exists@
-identifier f;
-position p;
-identifier twin = {wait_event_killable_timeout};
-declaration d;
-symbol time_left;
-@@
-f@p(...) {
-  d
-+ long time_left;
-  ... when any
-  time_left = twin(...);
-  ... when any
-}
-
-@script:python@
-p << wait_event_tdecl.p;
-@@
-K.declare_time_left(p)
-
-@wait_event_tdecl0 depends on patch && !context && !org && !report exists@
-identifier f : script:python() { not K.declared_time_left(f) };
-identifier twin = {wait_event_killable_timeout};
-symbol time_left;
-@@
-f(...) {
-+ long time_left;
-+
-  ... when any
-  time_left = twin(...);
-  ... when any
-}
 
 @script:python depends on report || org@
 p << wait_event_tif.q;
@@ -1044,6 +1011,490 @@ es << wait_event_tset.es;
 @@
 K.report(p, prim, es, "converted")
 
+// `return wait(...) ? a : b;`: nothing held.
+@wait_event_theld_r exists@
+position p;
+expression E;
+identifier prim = {wait_event_timeout};
+identifier acq : script:python() { K.is_acquire(acq) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq(E, ...)
+|
+E = acq(...)
+|
+acq()
+)
+... when != rel(E)
+    when != rel(E, ...)
+    when != rel()
+prim@p(...)
+
+@wait_event_tok_r@
+identifier prim = {wait_event_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+@@
+prim@p(es)
+
+@wait_event_tret depends on !patch && (report || org)@
+identifier prim = {wait_event_timeout};
+expression list es;
+expression E1, E2;
+position q != wait_event_theld_r.p;
+position wait_event_tok_r.p;
+symbol time_left;
+@@
+  return prim@p@q(es) ? E1 : E2;
+
+@wait_event_tret_patch depends on patch && !context && !org && !report@
+identifier prim = {wait_event_timeout};
+expression list es;
+expression E1, E2;
+position q != wait_event_theld_r.p;
+position wait_event_tok_r.p;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim, "time_left") };
+symbol time_left;
+@@
+- return prim@p@q(es) ? E1 : E2;
++ time_left = kprim(es);
++ if (time_left < 0)
++	return ERR;
++ return time_left ? E1 : E2;
+
+
+@script:python@
+p << wait_event_tret_patch.q;
+@@
+K.mark_fails(p)
+
+@script:python depends on report || org@
+p << wait_event_tret.q;
+prim << wait_event_tret.prim;
+es << wait_event_tret.es;
+@@
+K.report(p, prim, es, "converted")
+
+// One lock held before a timed wait: undo it inline.
+@wait_event_theld2_ulock exists@
+position p;
+expression E1, E2;
+identifier prim = {wait_event_timeout};
+identifier acq1 : script:python() { K.is_acquire(acq1) };
+identifier acq2 : script:python() { K.is_acquire(acq2) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq1(E1, ...)
+|
+E1 = acq1(...)
+|
+acq1()
+)
+... when != rel(E1)
+(
+acq2(E2, ...)
+|
+E2 = acq2(...)
+|
+acq2()
+)
+... when != rel(E1)
+    when != rel(E2)
+prim@p(...)
+
+@wait_event_tok_ulock@
+identifier prim = {wait_event_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+@@
+prim@p(es)
+
+@wait_event_tset_lock depends on !patch && (report || org) exists@
+identifier prim = {wait_event_timeout};
+local idexpression x;
+expression list es;
+expression E;
+statement S;
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
+identifier rel : script:python() { K.is_release(rel) };
+position q != wait_event_theld2_ulock.p;
+position wait_event_tok_ulock.p;
+@@
+(
+acq(E, ...);
+|
+if (acq(E, ...)) S
+|
+if (!acq(E, ...)) S
+)
+... when != rel(E)
+  x =
+  prim@p@q(es)
+  ;
+
+@wait_event_tset_lock_patch depends on patch && !context && !org && !report exists@
+identifier prim = {wait_event_timeout};
+local idexpression x;
+expression list es;
+expression E;
+statement S;
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
+identifier rel : script:python() { K.is_release(rel) };
+position q != wait_event_theld2_ulock.p;
+position wait_event_tok_ulock.p;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
+fresh identifier ERR = script:python(p, prim, x) { K.err_return(p, prim, x) };
+@@
+(
+acq(E, ...);
+|
+if (acq(E, ...)) S
+|
+if (!acq(E, ...)) S
+)
+... when != rel(E)
+  x =
+- prim@p@q(es)
++ kprim(es)
+  ;
++ if (x < 0) {
++	rel2(E);
++	return ERR;
++ }
+
+
+@script:python@
+p << wait_event_tset_lock_patch.q;
+@@
+K.mark_fails(p)
+
+@script:python depends on report || org@
+p << wait_event_tset_lock.q;
+prim << wait_event_tset_lock.prim;
+es << wait_event_tset_lock.es;
+@@
+K.report(p, prim, es, "converted")
+
+@wait_event_theld2_ilock exists@
+position p;
+expression E1, E2;
+identifier prim = {wait_event_timeout};
+identifier acq1 : script:python() { K.is_acquire(acq1) };
+identifier acq2 : script:python() { K.is_acquire(acq2) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq1(E1, ...)
+|
+E1 = acq1(...)
+|
+acq1()
+)
+... when != rel(E1)
+(
+acq2(E2, ...)
+|
+E2 = acq2(...)
+|
+acq2()
+)
+... when != rel(E1)
+    when != rel(E2)
+prim@p(...)
+
+@wait_event_tok_ilock@
+identifier prim = {wait_event_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+@@
+prim@p(es)
+
+@wait_event_tif_lock depends on !patch && (report || org) exists@
+identifier prim = {wait_event_timeout};
+expression list es;
+expression E;
+statement S, S1;
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
+identifier rel : script:python() { K.is_release(rel) };
+position q != wait_event_theld2_ilock.p;
+position wait_event_tok_ilock.p;
+symbol time_left;
+@@
+(
+acq(E, ...);
+|
+if (acq(E, ...)) S
+|
+if (!acq(E, ...)) S
+)
+... when != rel(E)
+  if (!prim@p@q(es))
+  S1
+
+@wait_event_tif_lock_patch depends on patch && !context && !org && !report exists@
+identifier prim = {wait_event_timeout};
+expression list es;
+expression E;
+statement S, S1;
+identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
+identifier rel : script:python() { K.is_release(rel) };
+position q != wait_event_theld2_ilock.p;
+position wait_event_tok_ilock.p;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
+fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim, "time_left") };
+symbol time_left;
+@@
+(
+acq(E, ...);
+|
+if (acq(E, ...)) S
+|
+if (!acq(E, ...)) S
+)
+... when != rel(E)
+- if (!prim@p@q(es))
++ time_left = kprim(es);
++ if (time_left < 0) {
++	rel2(E);
++	return ERR;
++ }
++ if (!time_left)
+  S1
+
+
+@script:python@
+p << wait_event_tif_lock_patch.q;
+@@
+K.mark_fails(p)
+
+@script:python depends on report || org@
+p << wait_event_tif_lock.q;
+prim << wait_event_tif_lock.prim;
+es << wait_event_tif_lock.es;
+@@
+K.report(p, prim, es, "converted")
+
+// One alloc held before a timed wait: undo it inline.
+@wait_event_theld2_ualloc exists@
+position p;
+expression E1, E2;
+identifier prim = {wait_event_timeout};
+identifier acq1 : script:python() { K.is_acquire(acq1) };
+identifier acq2 : script:python() { K.is_acquire(acq2) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq1(E1, ...)
+|
+E1 = acq1(...)
+|
+acq1()
+)
+... when != rel(E1)
+(
+acq2(E2, ...)
+|
+E2 = acq2(...)
+|
+acq2()
+)
+... when != rel(E1)
+    when != rel(E2)
+prim@p(...)
+
+@wait_event_tok_ualloc@
+identifier prim = {wait_event_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+@@
+prim@p(es)
+
+@wait_event_tset_alloc depends on !patch && (report || org) exists@
+identifier prim = {wait_event_timeout};
+local idexpression x;
+expression list es;
+expression E;
+identifier acq : script:python() { K.style_of(acq) in ("alloc",) };
+identifier rel : script:python() { K.is_release(rel) };
+position q != wait_event_theld2_ualloc.p;
+position wait_event_tok_ualloc.p;
+@@
+E = acq(...);
+... when != rel(E)
+  x =
+  prim@p@q(es)
+  ;
+
+@wait_event_tset_alloc_patch depends on patch && !context && !org && !report exists@
+identifier prim = {wait_event_timeout};
+local idexpression x;
+expression list es;
+expression E;
+identifier acq : script:python() { K.style_of(acq) in ("alloc",) };
+identifier rel : script:python() { K.is_release(rel) };
+position q != wait_event_theld2_ualloc.p;
+position wait_event_tok_ualloc.p;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
+fresh identifier ERR = script:python(p, prim, x) { K.err_return(p, prim, x) };
+@@
+E = acq(...);
+... when != rel(E)
+  x =
+- prim@p@q(es)
++ kprim(es)
+  ;
++ if (x < 0) {
++	rel2(E);
++	return ERR;
++ }
+
+
+@script:python@
+p << wait_event_tset_alloc_patch.q;
+@@
+K.mark_fails(p)
+
+@script:python depends on report || org@
+p << wait_event_tset_alloc.q;
+prim << wait_event_tset_alloc.prim;
+es << wait_event_tset_alloc.es;
+@@
+K.report(p, prim, es, "converted")
+
+@wait_event_theld2_ialloc exists@
+position p;
+expression E1, E2;
+identifier prim = {wait_event_timeout};
+identifier acq1 : script:python() { K.is_acquire(acq1) };
+identifier acq2 : script:python() { K.is_acquire(acq2) };
+identifier rel : script:python() { K.is_release(rel) };
+@@
+(
+acq1(E1, ...)
+|
+E1 = acq1(...)
+|
+acq1()
+)
+... when != rel(E1)
+(
+acq2(E2, ...)
+|
+E2 = acq2(...)
+|
+acq2()
+)
+... when != rel(E1)
+    when != rel(E2)
+prim@p(...)
+
+@wait_event_tok_ialloc@
+identifier prim = {wait_event_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+@@
+prim@p(es)
+
+@wait_event_tif_alloc depends on !patch && (report || org) exists@
+identifier prim = {wait_event_timeout};
+expression list es;
+expression E;
+statement S1;
+identifier acq : script:python() { K.style_of(acq) in ("alloc",) };
+identifier rel : script:python() { K.is_release(rel) };
+position q != wait_event_theld2_ialloc.p;
+position wait_event_tok_ialloc.p;
+symbol time_left;
+@@
+E = acq(...);
+... when != rel(E)
+  if (!prim@p@q(es))
+  S1
+
+@wait_event_tif_alloc_patch depends on patch && !context && !org && !report exists@
+identifier prim = {wait_event_timeout};
+expression list es;
+expression E;
+statement S1;
+identifier acq : script:python() { K.style_of(acq) in ("alloc",) };
+identifier rel : script:python() { K.is_release(rel) };
+position q != wait_event_theld2_ialloc.p;
+position wait_event_tok_ialloc.p;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+fresh identifier rel2 = script:python(acq) { K.release_of(acq) };
+fresh identifier ERR = script:python(p, prim) { K.err_return(p, prim, "time_left") };
+symbol time_left;
+@@
+E = acq(...);
+... when != rel(E)
+- if (!prim@p@q(es))
++ time_left = kprim(es);
++ if (time_left < 0) {
++	rel2(E);
++	return ERR;
++ }
++ if (!time_left)
+  S1
+
+
+@script:python@
+p << wait_event_tif_alloc_patch.q;
+@@
+K.mark_fails(p)
+
+@script:python depends on report || org@
+p << wait_event_tif_alloc.q;
+prim << wait_event_tif_alloc.prim;
+es << wait_event_tif_alloc.es;
+@@
+K.report(p, prim, es, "converted")
+
+// The new local, once per function: with the other declarations, or alone
+// and followed by a blank line.
+@wait_event_tdecl depends on patch && !context && !org && !report exists@
+identifier f;
+identifier twin = {wait_event_killable_timeout};
+declaration d;
+symbol time_left;
+@@
+f(...) {
+  d
++ long time_left;
+  ... when any
+  time_left = twin(...);
+  ... when any
+}
+
+@wait_event_tuse exists@
+identifier f;
+identifier twin = {wait_event_killable_timeout};
+position fp;
+symbol time_left;
+@@
+f@fp(...) {
+  ... when any
+  time_left = twin(...);
+  ... when any
+}
+
+@wait_event_tdecl0 depends on patch && !context && !org && !report@
+identifier f;
+statement S;
+position wait_event_tuse.fp;
+@@
+f@fp(...) {
++ long time_left;
++
+  S
+  ... when any
+}
+
 // An unsigned local would hide the error: make it signed.
 @wait_event_tsigned depends on patch && !context && !org && !report exists@
 identifier x;
@@ -1069,7 +1520,8 @@ x = prim(...);
 // Callers that ignored the result of a helper that can now fail, level 1.
 @wait_event_caller1_ret depends on patch && !context && !org && !report exists@
 identifier f;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position p : script:python(f) { K.plumb_ok(p, f) };
 @@
@@ -1103,7 +1555,8 @@ K.mark_fails(p)
 // Callers that ignored the result of a helper that can now fail, level 2.
 @wait_event_caller2_ret depends on patch && !context && !org && !report exists@
 identifier f;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position p : script:python(f) { K.plumb_ok(p, f) };
 @@

@@ -188,7 +188,8 @@ prim@p(es)
 
 @wait_var_event_free_ret depends on !patch && (report || org) exists@
 identifier prim = {wait_var_event};
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position q != {wait_var_event_held_a.p, wait_var_event_held0_a.p, wait_var_event_preset_a.p, wait_var_event_presetd_a.p};
 position wait_var_event_ok_free_ret.p;
@@ -199,7 +200,8 @@ return ret;
 
 @wait_var_event_free_ret_patch depends on patch && !context && !org && !report exists@
 identifier prim = {wait_var_event};
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position q != {wait_var_event_held_a.p, wait_var_event_held0_a.p, wait_var_event_preset_a.p, wait_var_event_presetd_a.p};
 position wait_var_event_ok_free_ret.p;
@@ -347,14 +349,15 @@ K.record_label(p, g, lbl)
 @wait_var_event_ok_goto_ret@
 identifier prim = {wait_var_event};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.site_in_loop(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
 @@
 prim@p(es)
 
 @wait_var_event_goto_ret depends on !patch && (report || org) exists@
 identifier prim = {wait_var_event};
 identifier lbl;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
@@ -381,7 +384,8 @@ return ret;
 @wait_var_event_goto_ret_patch depends on patch && !context && !org && !report exists@
 identifier prim = {wait_var_event};
 identifier lbl;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
@@ -452,7 +456,7 @@ K.record_label(p, g, lbl)
 @wait_var_event_ok_goto@
 identifier prim = {wait_var_event};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.site_in_loop(p, prim, es) };
 @@
 prim@p(es)
 
@@ -811,7 +815,8 @@ K.report(p, prim, es, "converted")
 // Callers that ignored the result of a helper that can now fail, level 1.
 @wait_var_event_caller1_ret depends on patch && !context && !org && !report exists@
 identifier f;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position p : script:python(f) { K.plumb_ok(p, f) };
 @@
@@ -845,7 +850,8 @@ K.mark_fails(p)
 // Callers that ignored the result of a helper that can now fail, level 2.
 @wait_var_event_caller2_ret depends on patch && !context && !org && !report exists@
 identifier f;
-identifier ret : script:python() { ret in killable_rules.RET_NAMES };
+typedef loff_t;
+local idexpression {int, long, ssize_t, loff_t} ret : script:python() { str(ret).strip() in killable_rules.RET_NAMES };
 expression list es;
 position p : script:python(f) { K.plumb_ok(p, f) };
 @@

@@ -26,7 +26,8 @@ import reachability  # noqa: E402
 DATA_DIR = os.path.join(os.path.dirname(HERE), "cocci", "data")
 
 RET_NAMES = ("ret", "err", "rc", "error", "retval", "res", "result", "status", "rv", "r")
-INT_TYPES = re.compile(r"^(?:(?:unsigned|signed|const)\s*)*(?:int|long|long long|ssize_t|"
+# Types that carry a negative errno.  Unsigned ones do not.
+INT_TYPES = re.compile(r"^(?:(?:signed|const)\s*)*(?:int|long|long long|ssize_t|"
                        r"loff_t|s32|s64|__s32|__s64|long int|short)$")
 TRUTH_TYPES = ("bool", "_Bool")
 
@@ -100,11 +101,11 @@ class Rules:
         self.sites: dict[tuple[str, str, str, str], Site] = {}
         self.held: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
         self.current = ""
+        self.by_basename: dict[str, set[str]] = {}
         self.printed: set[tuple[str, str, str]] = set()
         self.plan: dict[str, set[tuple[str, str]]] = {}
         self.callheld: dict[tuple[str, str, str], str] = {}
         self.fails: set[tuple[str, str]] = set()
-        self.time_left_declared: set[tuple[str, str]] = set()
         self.labels: dict[tuple[str, str, str], tuple[int, str]] = {}
         self.external: dict[str, dict[str, set[str]]] | None = None
         self.external_path = ""
@@ -211,14 +212,25 @@ class Rules:
         f = p[0].file
         if not self.is_scratch(f):
             self.current = f
+            self.by_basename.setdefault(os.path.basename(f), set()).add(f)
 
     @staticmethod
     def is_scratch(path: str) -> bool:
         return os.path.basename(path).startswith("cocci_small_output")
 
     def real_file(self, p) -> str:
+        """The user's file behind a position, also behind spatch's scratch copy
+        (cocci_small_output-PID-RANDOM-BASENAME): files given together are
+        processed rule by rule, so the last file entered is not always it."""
         f = p[0].file
-        return self.current if self.is_scratch(f) else f
+        if not self.is_scratch(f):
+            return f
+        m = re.match(r"cocci_small_output-\d+-[0-9a-f]+-(.*)$", os.path.basename(f))
+        if m:
+            paths = self.by_basename.get(m.group(1), set())
+            if len(paths) == 1:
+                return next(iter(paths))
+        return self.current
 
     def site(self, p, prim: str = "", args: str = "") -> Site:
         pos = p[0]
@@ -262,6 +274,17 @@ class Rules:
     def ok(self, p, prim: str, args: str = "") -> bool:
         """Position constraint: the site may be converted if a shape fits."""
         return self.verdict(p, prim, args) == "converted"
+
+    def site_in_loop(self, p, prim: str, args: str = "") -> bool:
+        """Whether the call sits in a loop.  The goto shapes skip those: an
+        exit later in the loop body reaches the sleep again through the back
+        edge, and spatch refuses such a rewrite (inconsistent paths)."""
+        s = self.site(p, prim, args)
+        fn = self.function(s)
+        if fn is None:
+            return True
+        body, offs = self.call_offsets(s, fn)
+        return any(self.loop_at(body, off) for off in offs)
 
     def returns_pointer(self, p) -> bool:
         fn = self.function_named(self.real_file(p), p[0].current_element)
@@ -468,12 +491,6 @@ class Rules:
     def record_callheld(self, p, callee: str, acq: str, expr: str) -> None:
         key = (self.real_file(p), p[0].current_element, callee)
         self.callheld.setdefault(key, f"{acq}({expr})")
-
-    def declared_time_left(self, func: str) -> bool:
-        return (self.current, func) in self.time_left_declared
-
-    def declare_time_left(self, p) -> None:
-        self.time_left_declared.add((self.real_file(p), p[0].current_element))
 
     def mark_fails(self, p) -> None:
         """The function at p can now fail: its callers may need plumbing."""

@@ -1,0 +1,718 @@
+#!/usr/bin/env python3
+"""make audit: run the killable rules over a kernel tree and write reports.
+
+  1. the cross-file call graph (callgraph.py) gives, per function, the syscall
+     and must-not-fail root kinds and one shortest chain; it is written as the
+     TSV the rules read through `-D killable_reach=FILE`;
+  2. candidate files are the .c files naming a primitive (git grep);
+  3. spatch runs in report mode with the combined rule file over chunks of
+     files (`--file-groups`, one file a group, so a timeout costs one file),
+     J chunks at a time; each file's result (report lines, parse errors,
+     status ok|timeout|crash|skipped) is cached under CACHE/audit-cache/spatch
+     by sha256(file) + rules version + the file's reach lines, written
+     atomically, so a killed run resumes where it stopped;
+  4. verdicts are joined with the graph into site records and the reports
+     (reports/<tree>/summary.md, sites.csv, sites.json, index.html) are
+     written through temporary files and renames.
+
+--shard K/N writes one deterministic part (by directory) to a result file;
+--merge A B ... joins such parts into the reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import callgraph  # noqa: E402
+import report_audit  # noqa: E402
+
+RESULT_FORMAT = "killable-audit-1"
+REPORT_RE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+)-(?P<colend>\d+): "
+                       r"(?P<prim>\w+) in (?P<func>\w+)\(\): (?P<verdict>.*)$")
+CACHE_FORMAT = "2"
+
+
+class AuditError(Exception):
+    """A one-line user error."""
+
+
+# ---------------------------------------------------------------- inputs
+
+def check_kdir(kdir: str) -> None:
+    if not os.path.isdir(kdir):
+        raise AuditError(f"KDIR={kdir}: no such directory")
+    if not (os.path.isfile(os.path.join(kdir, "Makefile"))
+            and os.path.isdir(os.path.join(kdir, "include", "linux"))):
+        raise AuditError(f"KDIR={kdir}: not a kernel tree (needs a Makefile and include/linux/)")
+
+
+def tree_name(kdir: str, subdir: str = "") -> str:
+    ver = {}
+    with open(os.path.join(kdir, "Makefile"), encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.match(r"^(VERSION|PATCHLEVEL)\s*=\s*(\S+)", line)
+            if m:
+                ver[m.group(1)] = m.group(2)
+            if len(ver) == 2:
+                break
+    name = f"linux-{ver.get('VERSION', 'x')}.{ver.get('PATCHLEVEL', 'x')}"
+    if subdir.strip("/"):
+        name += "-" + subdir.strip("/").replace("/", "_")
+    return name
+
+
+def check_writable(d: str) -> None:
+    try:
+        os.makedirs(d, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".probe-", dir=d)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as e:
+        raise AuditError(f"reports dir {d} is not writable: {e.strerror}") from None
+
+
+def load_primitives(path: str) -> dict[str, str]:
+    """primitive -> family, from cocci/data/primitives.tsv."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) >= 3:
+                out[cols[0]] = cols[2]
+    return out
+
+
+def rules_version(root: str = ROOT) -> str:
+    """Hash of cocci/ and of the Python the rules import."""
+    paths = []
+    for d, dirs, fs in os.walk(os.path.join(root, "cocci")):
+        dirs.sort()
+        for f in sorted(fs):
+            paths.append(os.path.join(d, f))
+    for f in ("killable_rules.py", "csource.py", "reachability.py", "gen_family_rules.py"):
+        p = os.path.join(root, "scripts", f)
+        if os.path.exists(p):
+            paths.append(p)
+    h = hashlib.sha256()
+    for p in sorted(paths):
+        h.update(os.path.relpath(p, root).encode() + b"\0")
+        with open(p, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:12]
+
+
+def spatch_version(spatch: str) -> str:
+    try:
+        r = subprocess.run([spatch, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        raise AuditError(f"cannot run spatch ({spatch})") from None
+    m = re.search(r"spatch version (\S+)", r.stdout + r.stderr)
+    return m.group(1) if m else "unknown"
+
+
+def combined_rules(cache: str, rver: str, override: str = "") -> str:
+    if override:
+        if not os.path.isfile(override):
+            raise AuditError(f"rule file {override}: not found")
+        return override
+    out = os.path.join(cache, "audit-cache", f"combined-{rver}.cocci")
+    if not os.path.exists(out):
+        gen = os.path.join(HERE, "gen_family_rules.py")
+        if not os.path.exists(gen):
+            raise AuditError("scripts/gen_family_rules.py missing: cannot build the combined rules")
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        tmp = out + f".tmp{os.getpid()}"
+        r = subprocess.run([sys.executable, gen, "--combined", tmp],
+                           capture_output=True, text=True)
+        if r.returncode != 0 or not os.path.exists(tmp):
+            raise AuditError("gen_family_rules.py --combined failed: " +
+                             (r.stderr.strip().splitlines() or ["?"])[-1])
+        os.replace(tmp, out)
+    return out
+
+
+def rule_options(cocci: str) -> list[str]:
+    """The `// Options:` flags of a rule file, as coccicheck reads them."""
+    opts: list[str] = []
+    with open(cocci, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.match(r"^//\s*Options:\s*(.*)$", line)
+            if m:
+                for o in m.group(1).split():
+                    if o not in opts:
+                        opts.append(o)
+    return opts or ["--no-includes", "--include-headers"]
+
+
+def candidates(kdir: str, prims: list[str], subdir: str = "") -> list[str]:
+    """.c files (relative to kdir) that name one of the primitives."""
+    pat = r"\b(" + "|".join(sorted(prims)) + r")\s*\("
+    sub = subdir.strip("/")
+    if os.path.exists(os.path.join(kdir, ".git")):
+        spec = f"{sub}/*.c" if sub else "*.c"
+        r = subprocess.run(["git", "-C", kdir, "grep", "-l", "-E", pat, "--", spec],
+                           capture_output=True, text=True)
+        if r.returncode in (0, 1):
+            return sorted(x for x in r.stdout.splitlines() if x)
+    rx = re.compile(pat.encode())
+    out = []
+    for rel in callgraph.list_c_files(kdir, [sub] if sub else None):
+        with open(os.path.join(kdir, rel), "rb") as f:
+            if rx.search(f.read()):
+                out.append(rel)
+    return out
+
+
+def shard_files(files: list[str], k: int, n: int) -> list[str]:
+    """Deterministic part k (1-based) of n, whole directories at a time."""
+    by_dir: dict[str, list[str]] = {}
+    for f in files:
+        by_dir.setdefault(os.path.dirname(f), []).append(f)
+    loads = [0] * n
+    mine: list[str] = []
+    for d in sorted(by_dir, key=lambda d: (-len(by_dir[d]), d)):
+        i = min(range(n), key=lambda j: (loads[j], j))
+        loads[i] += len(by_dir[d])
+        if i == k - 1:
+            mine.extend(by_dir[d])
+    return sorted(mine)
+
+
+# ---------------------------------------------------------------- running spatch
+
+@dataclass
+class RunConfig:
+    kdir: str
+    spatch: str
+    cocci: str
+    reach_of: dict[str, str]     # relpath -> its lines of the reach TSV
+    options: list[str]
+    timeout: int
+    spflags: list[str]
+    cache_dir: str
+    key_base: str
+
+
+@dataclass
+class ChunkStats:
+    wall: float = 0.0
+    user: float = 0.0
+    sys: float = 0.0
+    maxrss_kb: int = 0
+    rc: int = 0
+
+
+def parse_spatch_output(stdout: str, stderr: str, files: list[str]) -> dict[str, dict]:
+    """Per-file results from one spatch run over `files` (file groups)."""
+    res = {f: {"status": "", "lines": [], "parse_errors": 0, "parse_error_lines": [],
+               "other": []} for f in files}
+    norm = {os.path.normpath(f): f for f in files}
+
+    def owner(p: str) -> str | None:
+        return norm.get(os.path.normpath(p))
+
+    cur: str | None = None
+    err_lines = stderr.splitlines()
+    for i, line in enumerate(err_lines):
+        if line.startswith("HANDLING: "):
+            cur = owner(line[len("HANDLING: "):].split()[0])
+            if cur and not res[cur]["status"]:
+                res[cur]["status"] = "ok"
+        elif line.startswith("Skipping: "):
+            f = owner(line[len("Skipping: "):].strip())
+            if f:
+                res[f]["status"] = "skipped"
+        elif line.startswith("parse error"):
+            m = None
+            for nxt in err_lines[i + 1:i + 3]:
+                m = re.search(r'File "([^"]+)", line (\d+)', nxt)
+                if m:
+                    break
+            f = owner(m.group(1)) if m else cur
+            if f:
+                res[f]["parse_errors"] += 1
+                if m:
+                    res[f]["parse_error_lines"].append(int(m.group(2)))
+        elif line.startswith("EXN:"):
+            m = re.search(r"^EXN: (.*) in (\S+)$", line)
+            f = owner(m.group(2)) if m else cur
+            if f:
+                res[f]["status"] = "timeout" if "Timeout" in line else "crash"
+                res[f]["other"].append(line[:300])
+    for line in stdout.splitlines():
+        m = REPORT_RE.match(line)
+        f = owner(m.group("file")) if m else None
+        if f:
+            if line not in res[f]["lines"]:
+                res[f]["lines"].append(line)
+        elif line.strip():
+            # Output the contract does not describe; keep it with the chunk's
+            # first file for the record, never lose it silently.
+            res[files[0]]["other"].append(line[:300])
+    for f, r in res.items():
+        if r["status"] in ("timeout", "crash"):
+            r["lines"] = []     # a partial match list is not a result
+    return res
+
+
+class Live:
+    """The spatch processes running now, so that an interrupted run kills them."""
+
+    def __init__(self) -> None:
+        self.procs: set[subprocess.Popen] = set()
+        self.lock = threading.Lock()
+        self.stopping = False
+
+    def add(self, p: subprocess.Popen) -> None:
+        with self.lock:
+            if self.stopping:
+                p.kill()
+            self.procs.add(p)
+
+    def remove(self, p: subprocess.Popen) -> None:
+        with self.lock:
+            self.procs.discard(p)
+
+    def kill_all(self) -> None:
+        with self.lock:
+            self.stopping = True
+            for p in self.procs:
+                try:
+                    p.kill()
+                except OSError:
+                    pass
+
+
+def run_spatch(cfg: RunConfig, files: list[str],
+               live: Live | None = None) -> tuple[dict[str, dict], ChunkStats]:
+    """One spatch process over `files`; results for the files it finished."""
+    with tempfile.TemporaryDirectory(prefix="killable-audit-") as wd:
+        groups = os.path.join(wd, "groups")
+        with open(groups, "w") as f:
+            f.write("\n\n".join(files) + "\n")
+        # Only these files' lines: the whole tree's reach TSV is ~100 MB and
+        # the rules look a function up by the path of the file being matched.
+        reach = os.path.join(wd, "reach.tsv")
+        with open(reach, "w") as f:
+            f.write("# killable reach for this chunk\n")
+            for rel in files:
+                f.write(cfg.reach_of.get(rel, ""))
+        cmd = [cfg.spatch, "-D", "report", "--no-show-diff", "--cocci-file", cfg.cocci,
+               *cfg.options, "--verbose-parsing", "--timeout", str(cfg.timeout),
+               "-D", f"killable_reach={reach}", "--file-groups", groups, *cfg.spflags]
+        env = dict(os.environ, KILLABLE_REACH=reach, KILLABLE_SCRIPTS=HERE)
+        out_p, err_p = os.path.join(wd, "out"), os.path.join(wd, "err")
+        t0 = time.time()
+        with open(out_p, "wb") as out_f, open(err_p, "wb") as err_f:
+            p = subprocess.Popen(cmd, cwd=cfg.kdir, stdout=out_f, stderr=err_f,
+                                 stdin=subprocess.DEVNULL, env=env)
+            if live:
+                live.add(p)
+            try:
+                _pid, status, ru = os.wait4(p.pid, 0)
+            except BaseException:
+                p.kill()
+                p.wait()
+                raise
+            finally:
+                if live:
+                    live.remove(p)
+            p.returncode = os.waitstatus_to_exitcode(status)
+        if live and live.stopping:
+            raise KeyboardInterrupt
+        st = ChunkStats(time.time() - t0, ru.ru_utime, ru.ru_stime, ru.ru_maxrss, p.returncode)
+        with open(out_p, encoding="utf-8", errors="replace") as f:
+            stdout = f.read()
+        with open(err_p, encoding="utf-8", errors="replace") as f:
+            stderr = f.read()
+    res = parse_spatch_output(stdout, stderr, files)
+    if p.returncode != 0:
+        tail = [x for x in stderr.splitlines() if x.strip()][-3:]
+        for f, r in res.items():
+            if r["status"] in ("", "ok") and len(files) == 1:
+                r["status"] = "crash"
+                r["lines"] = []
+                r["other"].extend(x[:300] for x in tail)
+            elif r["status"] in ("", "ok"):
+                r["status"] = ""      # unknown: rerun alone
+    return res, st
+
+
+def file_key(cfg: RunConfig, kdir: str, rel: str) -> str:
+    with open(os.path.join(kdir, rel), "rb") as f:
+        h = hashlib.sha256(f.read())
+    h.update(b"\0" + cfg.key_base.encode() + b"\0" + cfg.reach_of.get(rel, "").encode())
+    return h.hexdigest()
+
+
+def cache_path(cfg: RunConfig, key: str) -> str:
+    return os.path.join(cfg.cache_dir, key[:2], key + ".json")
+
+
+class Progress:
+    """One updating line on stderr when it is a terminal."""
+
+    def __init__(self, total: int, cached: int, enabled: bool) -> None:
+        self.total, self.done, self.cached = total, cached, cached
+        self.enabled = enabled and sys.stderr.isatty()
+        self.t0 = time.time()
+        self.bad = 0
+        self.lock = threading.Lock()
+        self.show()
+
+    def add(self, n: int, bad: int) -> None:
+        with self.lock:
+            self.done += n
+            self.bad += bad
+            self.show()
+
+    def show(self) -> None:
+        if not self.enabled:
+            return
+        ran = self.done - self.cached
+        left = self.total - self.done
+        el = time.time() - self.t0
+        eta = f"~{int(el / ran * left) // 60}m{int(el / ran * left) % 60:02d}s left" if ran else "..."
+        sys.stderr.write(f"\raudit: {self.done}/{self.total} files ({self.cached} cached, "
+                         f"{self.bad} timeout/crash), {eta}   ")
+        sys.stderr.flush()
+
+    def end(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+def run_files(cfg: RunConfig, files: list[str], jobs: int,
+              chunk: int, progress: bool) -> tuple[dict[str, dict], list[ChunkStats]]:
+    results: dict[str, dict] = {}
+    todo: list[str] = []
+    keys = {}
+    for rel in files:
+        k = file_key(cfg, cfg.kdir, rel)
+        keys[rel] = k
+        try:
+            with open(cache_path(cfg, k), encoding="utf-8") as f:
+                results[rel] = json.load(f)
+        except (OSError, ValueError):
+            todo.append(rel)
+    prog = Progress(len(files), len(files) - len(todo), progress)
+    stats: list[ChunkStats] = []
+    lock = threading.Lock()
+    live = Live()
+
+    def store(rel: str, r: dict) -> None:
+        callgraph.atomic_write(cache_path(cfg, keys[rel]), json.dumps(r, sort_keys=True))
+        with lock:
+            results[rel] = dict(r, _ran=True)
+
+    def work(group: list[str]) -> None:
+        res, st = run_spatch(cfg, group, live)
+        with lock:
+            stats.append(st)
+        again = []
+        for rel in group:
+            r = res[rel]
+            if r["status"]:
+                store(rel, r)
+            else:
+                again.append(rel)
+        if len(group) > 1:
+            for rel in again:      # crash of the chunk: find the file that did it
+                res1, st1 = run_spatch(cfg, [rel], live)
+                with lock:
+                    stats.append(st1)
+                r = res1[rel]
+                if not r["status"]:
+                    r["status"] = "crash"
+                store(rel, r)
+        elif again:
+            r = res[again[0]]
+            r["status"] = "crash"
+            store(again[0], r)
+        prog.add(len(group), sum(1 for rel in group
+                                 if results.get(rel, {}).get("status") in ("timeout", "crash")))
+
+    # Big files first so that the last chunks are short.
+    todo.sort(key=lambda rel: -os.path.getsize(os.path.join(cfg.kdir, rel)))
+    # At least ~4 chunks per worker, so that J workers stay busy to the end.
+    size = max(1, min(chunk, -(-len(todo) // (max(1, jobs) * 4))))
+    groups = [todo[i:i + size] for i in range(0, len(todo), size)]
+    ex = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
+        futs = [ex.submit(work, g) for g in groups]
+        for fu in as_completed(futs):
+            fu.result()
+    except BaseException:
+        # Ctrl-C or SIGTERM: stop the running spatch processes; what is
+        # cached stays cached.
+        live.kill_all()
+        ex.shutdown(wait=True, cancel_futures=True)
+        raise
+    finally:
+        ex.shutdown(wait=True)
+        prog.end()
+    return results, stats
+
+
+# ---------------------------------------------------------------- joining
+
+def subsystem_of(rel: str) -> str:
+    parts = rel.split("/")
+    if len(parts) >= 3 and parts[0] in ("drivers", "sound", "arch", "fs", "net"):
+        if parts[0] == "drivers":
+            return "/".join(parts[:2])
+    return parts[0] if len(parts) > 1 else "."
+
+
+def site_record(m: re.Match, families: dict[str, str], lookup, rel: str) -> dict:
+    verdict_text = m.group("verdict").strip()
+    if verdict_text == "converted":
+        verdict, reason = "convertible", ""
+    elif verdict_text.startswith("refused:"):
+        verdict, reason = "refused", verdict_text[len("refused:"):].strip()
+    elif verdict_text.startswith("manual:"):
+        verdict, reason = "manual", verdict_text[len("manual:"):].strip()
+    elif verdict_text == "not on a syscall path":
+        verdict, reason = "not on a syscall path", ""
+    else:
+        verdict, reason = "manual", "unknown verdict: " + verdict_text
+    func = m.group("func")
+    g = lookup(rel, func)
+    return {"file": rel, "line": int(m.group("line")), "col": int(m.group("col")),
+            "function": func, "primitive": m.group("prim"),
+            "family": families.get(m.group("prim"), "?"),
+            "verdict": verdict, "reason": reason,
+            "root_kinds": ";".join(g.get("root_kinds", [])),
+            "chain": g.get("chain", ""),
+            "mnf_kinds": ";".join(g.get("mnf_kinds", [])),
+            "subsystem": subsystem_of(rel), "driver": os.path.dirname(rel) or ".",
+            "mnf_chain": g.get("mnf_chain", "")}
+
+
+def join(results: dict[str, dict], families: dict[str, str], lookup) -> dict[str, dict]:
+    """Site records: rule verdicts plus lookup(relpath, function) from the graph."""
+    out = {}
+    for rel in sorted(results):
+        r = results[rel]
+        sites = []
+        for line in r.get("lines", []):
+            m = REPORT_RE.match(line)
+            if m:
+                sites.append(site_record(m, families, lookup, rel))
+        sites.sort(key=lambda s: (s["line"], s["col"], s["primitive"]))
+        out[rel] = {"status": r.get("status", ""), "parse_errors": r.get("parse_errors", 0),
+                    "parse_error_lines": r.get("parse_error_lines", []),
+                    "other": r.get("other", [])[:5], "sites": sites}
+    return out
+
+
+# ---------------------------------------------------------------- the run
+
+@dataclass
+class Options:
+    kdir: str
+    subdir: str = ""
+    jobs: int = 2
+    cache: str = os.path.expanduser("~/.cache/killable")
+    spatch: str = "spatch"
+    rules: str = ""
+    reports: str = os.path.join(ROOT, "reports")
+    timeout: int = 120
+    chunk: int = 30
+    spflags: list[str] = field(default_factory=list)
+    shard: tuple[int, int] | None = None
+    out: str = ""
+    graph_scope: str = "tree"
+    files: list[str] = field(default_factory=list)
+    progress: bool = True
+
+
+def audit(o: Options) -> dict:
+    check_kdir(o.kdir)
+    kdir = os.path.abspath(o.kdir)
+    sub = o.subdir.strip("/")
+    if sub and not os.path.isdir(os.path.join(kdir, sub)):
+        raise AuditError(f"M={sub}: no such directory in {kdir}")
+    tree = tree_name(kdir, sub)
+    outdir = os.path.join(o.reports, tree)
+    if o.shard:
+        check_writable(os.path.dirname(os.path.abspath(o.out)) or ".")
+    else:
+        check_writable(outdir)
+    t_start = time.time()
+    rver = rules_version()
+    sver = spatch_version(o.spatch)
+    cocci = combined_rules(o.cache, rver, o.rules)
+    if o.rules:
+        with open(cocci, "rb") as f:
+            rver = rver + "+" + hashlib.sha256(f.read()).hexdigest()[:8]
+    families = load_primitives(os.path.join(ROOT, "cocci", "data", "primitives.tsv"))
+
+    # 1. graph
+    t0 = time.time()
+    scope = [sub] if (o.graph_scope == "subdir" and sub) else None
+    res = callgraph.compute(kdir, o.cache, o.jobs, scope, progress=o.progress)
+    parts: dict[str, list[str]] = {}
+    for line in callgraph.reach_lines(res):
+        parts.setdefault(line.split("\t", 1)[0], []).append(line + "\n")
+    reach_of = {rel: "".join(ls) for rel, ls in parts.items()}
+    t_graph = time.time() - t0
+
+    # 2. candidates
+    files = o.files or candidates(kdir, list(families), sub)
+    if o.shard:
+        files = shard_files(files, *o.shard)
+
+    # 3. spatch
+    opts = rule_options(cocci)
+    key_base = "|".join([CACHE_FORMAT, rver, sver, " ".join(opts), str(o.timeout),
+                         " ".join(o.spflags)])
+    cfg = RunConfig(kdir, o.spatch, cocci, reach_of, opts, o.timeout, o.spflags,
+                    os.path.join(o.cache, "audit-cache", "spatch"), key_base)
+    t1 = time.time()
+    results, stats = run_files(cfg, files, o.jobs, o.chunk, o.progress)
+    t_spatch = time.time() - t1
+
+    joined = join(results, families, res.lookup)
+    data = {"format": RESULT_FORMAT, "tree": tree, "subdir": sub,
+            "rules_version": rver, "spatch_version": sver,
+            "shard": f"{o.shard[0]}/{o.shard[1]}" if o.shard else "",
+            "candidates": len(files), "files": joined,
+            "graph": {k: v for k, v in res.stats.items()
+                      if k not in ("scan_cache_hits", "scan_s", "build_s", "bfs_s",
+                                   "graph_cached")}}
+    run_stats = {"wall_s": round(time.time() - t_start, 2), "graph_s": round(t_graph, 2),
+                 "spatch_s": round(t_spatch, 2), "spatch_runs": len(stats),
+                 "spatch_ran_files": sum(1 for r in results.values() if r.get("_ran")),
+                 "spatch_user_s": round(sum(s.user for s in stats), 2),
+                 "spatch_sys_s": round(sum(s.sys for s in stats), 2),
+                 "spatch_max_rss_kb": max((s.maxrss_kb for s in stats), default=0),
+                 "spatch_nonzero_rc": sum(1 for s in stats if s.rc != 0),
+                 "jobs": o.jobs, "chunk": o.chunk, "graph": res.stats}
+    data["run_stats"] = run_stats
+    if o.shard:
+        callgraph.atomic_write(o.out, json.dumps(data, sort_keys=True, indent=0))
+    else:
+        report_audit.write_reports(data, outdir)
+        # The reachability the rules saw, for the audited files (make hung uses it).
+        callgraph.atomic_write(os.path.join(outdir, "reach.tsv"),
+                               "".join(reach_of.get(rel, "") for rel in sorted(files)))
+        callgraph.atomic_write(os.path.join(outdir, "run-stats.json"),
+                               json.dumps(run_stats, indent=1, sort_keys=True) + "\n")
+    return data
+
+
+def merge(paths: list[str], reports: str) -> dict:
+    parts = []
+    for p in paths:
+        try:
+            with open(p, encoding="utf-8") as f:
+                d = json.load(f)
+        except (OSError, ValueError) as e:
+            raise AuditError(f"shard result {p}: cannot read ({e})") from None
+        if d.get("format") != RESULT_FORMAT:
+            raise AuditError(f"shard result {p}: not a {RESULT_FORMAT} file")
+        parts.append(d)
+    first = parts[0]
+    for d, p in zip(parts, paths):
+        for k in ("tree", "rules_version", "spatch_version", "subdir"):
+            if d[k] != first[k]:
+                raise AuditError(f"shard result {p}: {k} {d[k]!r} differs from {first[k]!r}")
+    files: dict[str, dict] = {}
+    for d in parts:
+        for rel, r in d["files"].items():
+            files[rel] = r
+    data = dict(first)
+    data["shard"] = ""
+    data["files"] = {k: files[k] for k in sorted(files)}
+    data["candidates"] = sum(d["candidates"] for d in parts)
+    data.pop("run_stats", None)
+    outdir = os.path.join(reports, first["tree"])
+    check_writable(outdir)
+    report_audit.write_reports(data, outdir)
+    return data
+
+
+def on_sigterm(_signum: int, _frame) -> None:
+    raise KeyboardInterrupt
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description="Audit a kernel tree with the killable rules.")
+    ap.add_argument("--kdir", default=os.path.expanduser("~/.cache/killable/linux-6.1"))
+    ap.add_argument("-M", "--subdir", default="", help="restrict to this subtree (make M=)")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--cache", default=os.path.expanduser("~/.cache/killable"))
+    ap.add_argument("--spatch", default="spatch")
+    ap.add_argument("--rules", default="", help="rule file instead of the generated combined one")
+    ap.add_argument("--reports", default=os.path.join(ROOT, "reports"),
+                    help="reports base dir (the tree name is appended)")
+    ap.add_argument("--timeout", type=int, default=120, help="spatch --timeout per file")
+    ap.add_argument("--chunk", type=int, default=30, help="files per spatch process")
+    ap.add_argument("--spflags", default="", help="extra spatch flags, last")
+    ap.add_argument("--graph-scope", choices=("tree", "subdir"), default="tree",
+                    help="call graph over the whole tree (default) or only M")
+    ap.add_argument("--shard", metavar="K/N", help="process part K of N into --out")
+    ap.add_argument("--out", default="", help="shard result file")
+    ap.add_argument("--merge", nargs="+", metavar="RESULT", help="merge shard results")
+    ap.add_argument("--files", nargs="*", default=[], help="audit these relpaths only")
+    ap.add_argument("--no-progress", action="store_true")
+    args = ap.parse_args()
+    signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        if args.merge:
+            d = merge(args.merge, args.reports)
+            print(f"audit: merged {len(args.merge)} shards into "
+                  f"{os.path.join(args.reports, d['tree'])}/")
+            return 0
+        shard = None
+        if args.shard:
+            m = re.match(r"^(\d+)/(\d+)$", args.shard)
+            if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+                raise AuditError(f"--shard {args.shard}: want K/N with 1 <= K <= N")
+            shard = (int(m.group(1)), int(m.group(2)))
+            if not args.out:
+                raise AuditError("--shard needs --out FILE")
+        o = Options(kdir=args.kdir, subdir=args.subdir, jobs=args.jobs,
+                    cache=os.path.abspath(args.cache),
+                    spatch=args.spatch, rules=os.path.abspath(args.rules) if args.rules else "",
+                    reports=os.path.abspath(args.reports),
+                    timeout=args.timeout, chunk=args.chunk, spflags=args.spflags.split(),
+                    shard=shard, out=args.out, graph_scope=args.graph_scope,
+                    files=args.files, progress=not args.no_progress)
+        d = audit(o)
+    except AuditError as e:
+        print(f"audit: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\naudit: interrupted; finished files are cached, rerun to resume",
+              file=sys.stderr)
+        return 130
+    totals = report_audit.totals(d)
+    where = o.out if shard else os.path.join(o.reports, d["tree"]) + "/"
+    print(f"audit: {totals['files']} files, {totals['sites']} sites "
+          f"({', '.join(f'{v} {k}' for k, v in totals['by_verdict'].items())}), "
+          f"{totals['parse_error_files']} files with parse errors, "
+          f"{totals['failed_files']} timeout/crash -> {where}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,908 @@
+#!/usr/bin/env python3
+"""Cross-file call graph of a kernel tree, and what syscalls can reach.
+
+Every .c file is scanned with csource.scan_file (in parallel, cached per file
+under CACHE/audit-cache/scan/ by the sha256 of its content and of the scanner
+code and root tables).  The global graph has one node per (file, function):
+
+  direct call f()      -> a static or global f in the same file, else the
+                          unique global f; several globals (per-arch or
+                          per-config twins) all get an edge
+  call through x->m()  -> every function stored in a member m anywhere
+  or x.m()                (designated initializers and `p->m = f`); the call
+                          site does not know the struct type, so the type
+                          only restricts which stores count as roots
+
+Roots are the rules' own tables (cocci/data/syscall-roots.tsv and
+must-not-fail-roots.tsv, through reachability.roots_in).  A multi-source BFS
+keeps one shortest chain per reachable function; root kinds spread to all
+reachable functions.
+
+Outputs (both TSV, sorted):
+  reach.tsv   relpath<TAB>function<TAB>classes         (read by the rules via
+              -D killable_reach=FILE; classes like fops,ioctl,mnf:release)
+  chains.tsv  relpath<TAB>function<TAB>root_kinds<TAB>mnf_kinds<TAB>chain<TAB>mnf_chain
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import pickle
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing import Pool
+from typing import Iterable
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import csource  # noqa: E402
+import reachability  # noqa: E402
+
+SCAN_FORMAT = "1"
+
+
+# ---------------------------------------------------------------- utilities
+
+def current_umask() -> int:
+    """The process umask, read without changing it (os.umask would race threads)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
+def atomic_write(path: str, data: str | bytes) -> None:
+    """Write data to path through a temporary file and a rename."""
+    d = os.path.dirname(path) or "."
+    os.makedirs(d, exist_ok=True)
+    mode = "wb" if isinstance(data, bytes) else "w"
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
+    try:
+        with os.fdopen(fd, mode) as f:
+            f.write(data)
+        os.chmod(tmp, 0o666 & ~current_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def sha256_bytes(b: bytes) -> str:
+    return hashlib.sha256(b).hexdigest()
+
+
+def hash_files(paths: Iterable[str]) -> str:
+    h = hashlib.sha256()
+    for p in sorted(paths):
+        h.update(os.path.basename(p).encode() + b"\0")
+        with open(p, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
+def scanner_version(data_dir: str = reachability.DATA_DIR) -> str:
+    """Hash of everything a scan result depends on besides the C file."""
+    files = [os.path.join(HERE, "csource.py"), os.path.join(HERE, "reachability.py"),
+             os.path.join(data_dir, "syscall-roots.tsv"),
+             os.path.join(data_dir, "must-not-fail-roots.tsv")]
+    return (SCAN_FORMAT + hash_files(files))[:16]
+
+
+def list_c_files(kdir: str, subdirs: list[str] | None = None) -> list[str]:
+    """Relative paths of the .c files of a tree (git ls-files when possible)."""
+    subdirs = [s.strip("/") for s in (subdirs or []) if s.strip("/")]
+    if os.path.isdir(os.path.join(kdir, ".git")) or os.path.isfile(os.path.join(kdir, ".git")):
+        specs = [f"{s}/*.c" for s in subdirs] if subdirs else ["*.c"]
+        r = subprocess.run(["git", "-C", kdir, "ls-files", "-z", "--"] + specs,
+                           capture_output=True)
+        if r.returncode == 0:
+            files = [x for x in r.stdout.decode("utf-8", "replace").split("\0") if x]
+            return sorted(files)
+    out = []
+    for top in (subdirs or [""]):
+        base = os.path.join(kdir, top)
+        for d, dirs, fs in os.walk(base):
+            dirs[:] = sorted(x for x in dirs if not x.startswith("."))
+            for f in fs:
+                if f.endswith(".c"):
+                    out.append(os.path.relpath(os.path.join(d, f), kdir))
+    return sorted(out)
+
+
+# ---------------------------------------------------------------- scanning
+
+@dataclass
+class ScanJob:
+    kdir: str
+    relpath: str
+    cache_dir: str
+    version: str
+    interesting: frozenset[str]
+    table: reachability.RootTable
+
+
+def compact_facts(ff: csource.FileFacts, table: reachability.RootTable) -> dict:
+    """The part of a file's facts the graph needs, small enough to cache."""
+    funcs = []
+    for name, fn in ff.functions.items():
+        direct = sorted({c.callee for c in fn.calls if not c.via_member})
+        member = sorted({c.callee for c in fn.calls if c.via_member})
+        funcs.append([name, fn.line, fn.end_line, int(fn.is_static), direct, member])
+    refs = sorted({(r.struct_type, r.member, r.func) for r in ff.refs})
+    sys_roots = sorted({(r.func, r.kind, r.via, int(r.errptr))
+                        for r in reachability.roots_in(ff, table.syscall)})
+    mnf_roots = sorted({(r.func, r.kind, r.via, int(r.errptr))
+                        for r in reachability.roots_in(ff, table.mustnotfail)})
+    return {"functions": funcs, "refs": [list(r) for r in refs],
+            "sys_roots": [list(r) for r in sys_roots],
+            "mnf_roots": [list(r) for r in mnf_roots]}
+
+
+def scan_for_graph(text: str, path: str, interesting: frozenset[str]) -> csource.FileFacts:
+    """csource.scan_text without classifying how each call's value is used.
+
+    The graph needs no Call.use, and classify_use's anchored regex searches
+    are ~60% of the scan time; the compact facts never hold it.
+    """
+    saved = csource.classify_use
+    csource.classify_use = lambda _text, _start, _end: "other"
+    try:
+        return csource.scan_text(text, path, interesting)
+    finally:
+        csource.classify_use = saved
+
+
+def scan_cached(job: ScanJob) -> tuple[str, dict, bool]:
+    """(relpath, compact facts, was_cached) for one file."""
+    path = os.path.join(job.kdir, job.relpath)
+    with open(path, "rb") as f:
+        content = f.read()
+    key = sha256_bytes(content)[:40] + "-" + job.version
+    cpath = os.path.join(job.cache_dir, key[:2], key + ".json")
+    try:
+        with open(cpath, encoding="utf-8") as f:
+            return job.relpath, json.load(f), True
+    except (OSError, ValueError):
+        pass
+    facts = compact_facts(scan_for_graph(content.decode("utf-8", "replace"), path,
+                                         job.interesting), job.table)
+    atomic_write(cpath, json.dumps(facts, separators=(",", ":")))
+    return job.relpath, facts, False
+
+
+TYPES_FORMAT = "1"
+STRUCT_OPEN = re.compile(r"\bstruct\s+([A-Za-z_]\w*)\s*\{")
+FIELD_DECL = re.compile(r"\bstruct\s+([A-Za-z_]\w*)\s*(?:\*\s*)+(?:const\s+)?"
+                        r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?;")
+VAR_DECL = re.compile(r"\bstruct\s+([A-Za-z_]\w*)\s*\**\s*(?:const\s+)?([A-Za-z_]\w*)"
+                      r"\s*(?=[,;=)\[])")
+CHAIN = r"([A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*)\s*(?:->|\.)\s*([A-Za-z_]\w*)"
+MCALL = re.compile(CHAIN + r"\s*\(")
+MASSIGN = re.compile(CHAIN + r"\s*=\s*&?\s*([A-Za-z_]\w*)\s*;")
+SPLIT = re.compile(r"\s*(?:->|\.)\s*")
+
+
+def brace_pairs(clean: str) -> dict[int, int]:
+    """Offset of each '{' -> offset of its '}'."""
+    stack: list[int] = []
+    pairs: dict[int, int] = {}
+    for m in re.finditer(r"[{}]", clean):
+        if m.group(0) == "{":
+            stack.append(m.start())
+        elif stack:
+            pairs[stack.pop()] = m.start()
+    return pairs
+
+
+def type_facts(text: str, spans: list[tuple[str, int, int]]) -> dict:
+    """Struct field types, and typed member calls and stores per function.
+
+    fields: [struct, field, field's struct type] for `struct T *field;` members
+    calls:  {function: [[member, base var type or "", [fields between]]]}
+    stores: [[base type or "", [fields], member, function stored]]
+    """
+    clean = csource.blank_noise(text)
+    pairs = brace_pairs(clean)
+    fields = set()
+    for m in STRUCT_OPEN.finditer(clean):
+        end = pairs.get(m.end() - 1)
+        if end is None:
+            continue
+        for f in FIELD_DECL.finditer(clean, m.end(), end):
+            fields.add((m.group(1), f.group(2), f.group(1)))
+    starts = [0]
+    for m in re.finditer("\n", clean):
+        starts.append(m.end())
+    calls: dict[str, list] = {}
+    stores = set()
+    for name, line, end_line in spans:
+        a = starts[min(line - 1, len(starts) - 1)]
+        b = starts[end_line] if end_line < len(starts) else len(clean)
+        body = clean[a:b]
+        var = {}
+        for v in VAR_DECL.finditer(body):
+            var.setdefault(v.group(2), v.group(1))
+        out = set()
+        for c in MCALL.finditer(body):
+            chain = SPLIT.split(c.group(1))
+            out.add((c.group(2), var.get(chain[0], ""), tuple(chain[1:])))
+        for c in MASSIGN.finditer(body):
+            chain = SPLIT.split(c.group(1))
+            stores.add((var.get(chain[0], ""), tuple(chain[1:]), c.group(2), c.group(3)))
+        if out:
+            calls[name] = [[m, t, list(fs)] for m, t, fs in sorted(out)]
+    return {"fields": [list(x) for x in sorted(fields)], "calls": calls,
+            "stores": [[t, list(fs), m, f] for t, fs, m, f in sorted(stores)]}
+
+
+def types_cached(kdir: str, relpath: str, cache_dir: str, version: str,
+                 spans: list[tuple[str, int, int]]) -> dict:
+    path = os.path.join(kdir, relpath)
+    with open(path, "rb") as f:
+        content = f.read()
+    key = sha256_bytes(content)[:40] + "-t" + TYPES_FORMAT + version
+    cpath = os.path.join(cache_dir, key[:2], key + ".json")
+    try:
+        with open(cpath, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        pass
+    facts = type_facts(content.decode("utf-8", "replace"), spans)
+    atomic_write(cpath, json.dumps(facts, separators=(",", ":")))
+    return facts
+
+
+MACRO_DEF = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(", re.M)
+
+
+def macros_cached(kdir: str, relpath: str, cache_dir: str) -> list[str]:
+    """Function-like macros a file defines (a call of one is not a call)."""
+    with open(os.path.join(kdir, relpath), "rb") as f:
+        content = f.read()
+    key = sha256_bytes(content)[:40] + "-m1"
+    cpath = os.path.join(cache_dir, key[:2], key + ".json")
+    try:
+        with open(cpath, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        pass
+    names = sorted({m.group(1).decode() for m in MACRO_DEF.finditer(content)})
+    atomic_write(cpath, json.dumps(names))
+    return names
+
+
+def local_macros(rel: str, ff: dict, dir_macros: dict[str, set[str]]) -> set[str]:
+    """Macros visible as such in rel: its own and those of headers beside it,
+    minus names the file itself defines as functions (#ifdef alternatives)."""
+    m = set(ff.get("macros", ())) | dir_macros.get(os.path.dirname(rel), set())
+    if m:
+        m -= {f[0] for f in ff["functions"]}
+    return m
+
+
+def scan_both(job: ScanJob) -> tuple[str, dict, bool]:
+    """Compact csource facts plus type facts and macros (headers: no functions).
+
+    One combined cache entry per file content (read once, hashed once); the
+    three parts keep their own entries so that a change of one scanner
+    recomputes only that part."""
+    path = os.path.join(job.kdir, job.relpath)
+    with open(path, "rb") as f:
+        content = f.read()
+    sha = sha256_bytes(content)[:40]
+    key = f"{sha}-g{job.version}-t{TYPES_FORMAT}-m1" + ("h" if job.relpath.endswith(".h") else "")
+    cpath = os.path.join(job.cache_dir, key[:2], key + ".json")
+    try:
+        with open(cpath, encoding="utf-8") as f:
+            return job.relpath, json.load(f), True
+    except (OSError, ValueError):
+        pass
+    macros = macros_cached(job.kdir, job.relpath, job.cache_dir)
+    if job.relpath.endswith(".h"):
+        t = types_cached(job.kdir, job.relpath, job.cache_dir, job.version, [])
+        facts: dict = {"types": t, "macros": macros}
+    else:
+        _rel, facts, _c = scan_cached(job)
+        spans = [(f[0], f[1], f[2]) for f in facts["functions"]]
+        facts = dict(facts, types=types_cached(job.kdir, job.relpath, job.cache_dir,
+                                               job.version, spans), macros=macros)
+    atomic_write(cpath, json.dumps(facts, separators=(",", ":")))
+    return job.relpath, facts, False
+
+
+def quiet_worker() -> None:
+    """Pool workers leave Ctrl-C to the parent and die quietly on SIGTERM."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def scan_tree(kdir: str, files: list[str], cache: str, jobs: int,
+              table: reachability.RootTable, progress: bool = False) -> tuple[dict[str, dict], int]:
+    """Facts for all files; returns (facts by relpath, number of cache hits)."""
+    version = scanner_version()
+    cache_dir = os.path.join(cache, "audit-cache", "scan")
+    interesting = table.interesting()
+    work = [ScanJob(kdir, f, cache_dir, version, interesting, table) for f in files]
+    out: dict[str, dict] = {}
+    hits = 0
+    t0 = time.time()
+    tty = progress and sys.stderr.isatty()
+
+    def note(done: int) -> None:
+        if tty and (done % 200 == 0 or done == len(work)):
+            el = time.time() - t0
+            eta = el / done * (len(work) - done) if done else 0
+            sys.stderr.write(f"\rgraph: scanned {done}/{len(work)} files, ~{eta:.0f}s left   ")
+            sys.stderr.flush()
+
+    if jobs <= 1 or len(work) < 50:
+        for i, job in enumerate(work, 1):
+            rel, facts, cached = scan_both(job)
+            out[rel] = facts
+            hits += cached
+            note(i)
+    else:
+        with Pool(jobs, initializer=quiet_worker) as pool:
+            for i, (rel, facts, cached) in enumerate(
+                    pool.imap_unordered(scan_both, work, chunksize=16), 1):
+                out[rel] = facts
+                hits += cached
+                note(i)
+    if tty:
+        sys.stderr.write("\n")
+    return out, hits
+
+
+# ---------------------------------------------------------------- the graph
+
+@dataclass
+class Graph:
+    files: list[str] = field(default_factory=list)      # node -> relpath
+    funcs: list[str] = field(default_factory=list)      # node -> function name
+    lines: list[int] = field(default_factory=list)
+    edges: list[list[int]] = field(default_factory=list)
+    by_file: dict[str, dict[str, int]] = field(default_factory=dict)
+    globals: dict[str, list[int]] = field(default_factory=dict)
+    sys_roots: dict[int, set[str]] = field(default_factory=dict)
+    mnf_roots: dict[int, set[str]] = field(default_factory=dict)
+    root_via: dict[int, str] = field(default_factory=dict)
+    n_direct: int = 0
+    n_member: int = 0
+    n_unresolved: int = 0
+    n_typed: int = 0
+    n_dropped: int = 0
+    n_macro: int = 0
+    direct: dict[int, list[int]] = field(default_factory=dict)   # direct calls only
+
+    def node(self, relpath: str, func: str) -> int | None:
+        return self.by_file.get(relpath, {}).get(func)
+
+    def resolve(self, relpath: str, name: str) -> list[int]:
+        """Definitions a call of `name` from relpath reaches."""
+        local = self.by_file.get(relpath, {}).get(name)
+        if local is not None:
+            return [local]
+        return self.globals.get(name, [])
+
+
+def resolve_type(base: str, fields: list[str], field_t: dict[tuple[str, str], set[str]],
+                 field_any: dict[str, set[str]]) -> str:
+    """Struct type of `base_var->f1->f2`, given base_var's type (maybe "")."""
+    t = base
+    for f in fields:
+        ts = field_t.get((t, f)) if t else None
+        if ts is None:
+            ts = field_any.get(f, set())
+        t = next(iter(ts)) if len(ts) == 1 else ""
+    return t
+
+
+def build_graph(facts: dict[str, dict], max_untyped: int = 8) -> Graph:
+    """The global graph.  Member calls bind by struct type where the receiver's
+    type is known (local declarations, struct field types); an untyped member
+    call binds to every function stored in that member only when there are
+    at most max_untyped of them (else it is dropped and counted)."""
+    g = Graph()
+    for rel in sorted(facts):
+        if "functions" not in facts[rel]:
+            continue
+        names: dict[str, int] = {}
+        for name, line, _end, static, _d, _m in facts[rel]["functions"]:
+            nid = len(g.files)
+            g.files.append(rel)
+            g.funcs.append(name)
+            g.lines.append(line)
+            g.edges.append([])
+            names[name] = nid
+            if not static:
+                g.globals.setdefault(name, []).append(nid)
+        g.by_file[rel] = names
+    dir_macros: dict[str, set[str]] = {}
+    for rel, ff in facts.items():
+        if rel.endswith(".h") and ff.get("macros"):
+            dir_macros.setdefault(os.path.dirname(rel), set()).update(ff["macros"])
+    field_t: dict[tuple[str, str], set[str]] = {}
+    field_any: dict[str, set[str]] = {}
+    for ff in facts.values():
+        for st, f, t in ff.get("types", {}).get("fields", []):
+            field_t.setdefault((st, f), set()).add(t)
+            field_any.setdefault(f, set()).add(t)
+    typed: dict[tuple[str, str], set[int]] = {}
+    untyped: dict[str, set[int]] = {}
+    for rel, ff in facts.items():
+        if "functions" not in ff:
+            continue
+        typed_here = set()
+        for base, fields, member, func in ff.get("types", {}).get("stores", []):
+            t = resolve_type(base, fields, field_t, field_any)
+            for nid in g.resolve(rel, func):
+                if t:
+                    typed.setdefault((t, member), set()).add(nid)
+                    typed_here.add((member, func))
+                else:
+                    untyped.setdefault(member, set()).add(nid)
+        for stype, member, func in ff["refs"]:
+            if not stype and (member, func) in typed_here:
+                continue
+            for nid in g.resolve(rel, func):
+                if stype:
+                    typed.setdefault((stype, member), set()).add(nid)
+                else:
+                    untyped.setdefault(member, set()).add(nid)
+    any_member: dict[str, set[int]] = {}
+    for (_t, m), ids in typed.items():
+        any_member.setdefault(m, set()).update(ids)
+    for m, ids in untyped.items():
+        any_member.setdefault(m, set()).update(ids)
+    g.n_dropped = 0
+    g.n_typed = 0
+    for rel, ff in facts.items():
+        if "functions" not in ff:
+            continue
+        names = g.by_file[rel]
+        tcalls = ff.get("types", {}).get("calls", {})
+        for name, _line, _end, _static, direct, member in ff["functions"]:
+            src = names[name]
+            out: set[int] = set()
+            macros = local_macros(rel, ff, dir_macros)
+            for callee in direct:
+                if callee in macros:
+                    g.n_macro += 1
+                    continue
+                targets = g.resolve(rel, callee)
+                if targets:
+                    out.update(targets)
+                    g.n_direct += len(targets)
+                else:
+                    g.n_unresolved += 1
+            g.direct[src] = sorted(out - {src})
+            types_of: dict[str, set[str]] = {}
+            for m, base, fields in tcalls.get(name, []):
+                t = resolve_type(base, fields, field_t, field_any) if (base or fields) else ""
+                types_of.setdefault(m, set())
+                if t:
+                    types_of[m].add(t)
+            for m in member:
+                ts = types_of.get(m)
+                if ts:
+                    t_ids: set[int] = set()
+                    for t in ts:
+                        t_ids |= typed.get((t, m), set())
+                    u = untyped.get(m, set())
+                    if len(u) <= max_untyped:
+                        t_ids |= u
+                    out |= t_ids
+                    g.n_member += len(t_ids)
+                    g.n_typed += 1
+                else:
+                    t_ids = any_member.get(m, set())
+                    if len(t_ids) <= max_untyped:
+                        out |= t_ids
+                        g.n_member += len(t_ids)
+                    else:
+                        g.n_dropped += 1
+            out.discard(src)
+            g.edges[src] = sorted(out)
+        for func, kind, via, _errptr in ff["sys_roots"]:
+            for nid in g.resolve(rel, func):
+                g.sys_roots.setdefault(nid, set()).add(kind)
+                g.root_via.setdefault(nid, via)
+        for func, kind, via, _errptr in ff["mnf_roots"]:
+            for nid in g.resolve(rel, func):
+                g.mnf_roots.setdefault(nid, set()).add(kind)
+                g.root_via.setdefault(nid, via)
+    return g
+
+
+@dataclass
+class Reach:
+    kinds: list[int]                 # node -> bitmask of root kinds
+    parent: list[int]                # node -> BFS parent (-1 root, -2 unreached)
+    kind_names: list[str]
+
+    def reached(self, nid: int) -> bool:
+        return self.parent[nid] != -2
+
+    def kinds_of(self, nid: int) -> list[str]:
+        m = self.kinds[nid]
+        return [k for i, k in enumerate(self.kind_names) if m >> i & 1]
+
+    def chain(self, g: Graph, nid: int) -> list[str]:
+        out = []
+        while nid >= 0:
+            out.append(g.funcs[nid])
+            nid = self.parent[nid]
+        return out[::-1]
+
+
+def propagate(g: Graph, roots: dict[int, set[str]], direct_only: bool = False) -> Reach:
+    """Shortest chains (BFS parents) and reachable root kinds (bitmasks).
+
+    direct_only follows direct calls only (used for must-not-fail roots)."""
+    n = len(g.files)
+    names = sorted({k for ks in roots.values() for k in ks})
+    bit = {k: 1 << i for i, k in enumerate(names)}
+    kinds = [0] * n
+    parent = [-2] * n
+    queue: deque[int] = deque()
+    for nid in sorted(roots):
+        m = 0
+        for k in roots[nid]:
+            m |= bit[k]
+        kinds[nid] = m
+        parent[nid] = -1
+        queue.append(nid)
+    if direct_only:
+        edges = [g.direct.get(i, []) for i in range(n)]
+    else:
+        edges = g.edges
+    while queue:
+        u = queue.popleft()
+        for v in edges[u]:
+            if parent[v] == -2:
+                parent[v] = u
+                queue.append(v)
+    # Kinds: worklist until no mask grows (each mask grows at most len(names) times).
+    work: deque[int] = deque(sorted(roots))
+    queued = bytearray(n)
+    for u in work:
+        queued[u] = 1
+    while work:
+        u = work.popleft()
+        queued[u] = 0
+        mu = kinds[u]
+        for v in edges[u]:
+            mv = kinds[v]
+            if mu | mv != mv:
+                kinds[v] = mu | mv
+                if not queued[v]:
+                    queued[v] = 1
+                    work.append(v)
+    return Reach(kinds, parent, names)
+
+
+@dataclass
+class Result:
+    graph: Graph
+    sys: Reach
+    mnf: Reach
+    stats: dict
+
+    def lookup(self, relpath: str, func: str) -> dict:
+        nid = self.graph.node(relpath, func)
+        if nid is None:
+            return {"root_kinds": [], "mnf_kinds": [], "chain": "", "mnf_chain": "",
+                    "known": False}
+        rec = {"root_kinds": self.sys.kinds_of(nid), "mnf_kinds": self.mnf.kinds_of(nid),
+               "chain": "", "mnf_chain": "", "known": True}
+        if self.sys.reached(nid):
+            rec["chain"] = " -> ".join(self.sys.chain(self.graph, nid))
+        if self.mnf.reached(nid):
+            rec["mnf_chain"] = " -> ".join(self.mnf.chain(self.graph, nid))
+        return rec
+
+
+def list_headers(kdir: str, subdirs: list[str] | None = None,
+                 max_bytes: int = 2 << 20) -> list[str]:
+    """Headers whose struct fields type member calls: those of the scope, plus
+    include/ for a subtree.  Register dumps over max_bytes are left out."""
+    scope = [s.strip("/") for s in (subdirs or []) if s.strip("/")]
+    if scope:
+        scope = sorted(set(scope) | {"include"})
+    out = []
+    if os.path.exists(os.path.join(kdir, ".git")):
+        specs = [f"{s}/*.h" for s in scope] if scope else ["*.h"]
+        r = subprocess.run(["git", "-C", kdir, "ls-files", "-z", "--"] + specs,
+                           capture_output=True)
+        if r.returncode == 0:
+            out = [x for x in r.stdout.decode("utf-8", "replace").split("\0") if x]
+    else:
+        for top in (scope or [""]):
+            for d, dirs, fs in os.walk(os.path.join(kdir, top)):
+                dirs[:] = sorted(x for x in dirs if not x.startswith("."))
+                out += [os.path.relpath(os.path.join(d, f), kdir) for f in fs if f.endswith(".h")]
+    keep = []
+    for rel in sorted(set(out)):
+        try:
+            if os.path.getsize(os.path.join(kdir, rel)) <= max_bytes:
+                keep.append(rel)
+        except OSError:
+            pass
+    return keep
+
+
+def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
+            progress: bool = False) -> Result:
+    table = reachability.load_tables()
+    t0 = time.time()
+    files = list_c_files(kdir, subdirs)
+    headers = list_headers(kdir, subdirs)
+    # The whole result is cached too, under a key over every file's content:
+    # a warm run then costs reading and hashing the files, not 55k entries.
+    man = hashlib.sha256(f"{scanner_version()}|{TYPES_FORMAT}|m1|".encode())
+    with open(os.path.abspath(__file__), "rb") as f:
+        man.update(f.read())
+    for rel in files + headers:
+        with open(os.path.join(kdir, rel), "rb") as f:
+            man.update(rel.encode() + b"\0" + hashlib.sha256(f.read()).digest())
+    gpath = os.path.join(cache, "audit-cache", "graph", man.hexdigest()[:32] + ".pickle")
+    try:
+        with open(gpath, "rb") as f:
+            res = pickle.load(f)
+        res.stats = dict(res.stats, scan_cache_hits=len(files) + len(headers),
+                         scan_s=round(time.time() - t0, 2), build_s=0.0, bfs_s=0.0,
+                         graph_cached=True)
+        return res
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError):
+        pass
+    facts, hits = scan_tree(kdir, files + headers, cache, jobs, table, progress)
+    t1 = time.time()
+    g = build_graph(facts)
+    t2 = time.time()
+    sys_r = propagate(g, g.sys_roots)
+    # Must-not-fail spreads along direct calls only: a call through an ops
+    # table from exit-time code lands on functions that the root tables
+    # already classify by their own member (->release, ->close, ...), and
+    # following it floods the graph through VFS hubs (kernel_read -> every
+    # ->read).  Syscall reachability follows member calls too.
+    mnf_r = propagate(g, g.mnf_roots, direct_only=True)
+    t3 = time.time()
+    stats = {"files": len(files), "headers": len(headers), "scan_cache_hits": hits, "functions": len(g.files),
+             "edges": sum(len(e) for e in g.edges), "direct_edges": g.n_direct,
+             "member_edges": g.n_member, "unresolved_calls": g.n_unresolved,
+             "typed_member_calls": g.n_typed, "dropped_member_calls": g.n_dropped,
+             "macro_calls_skipped": g.n_macro,
+             "syscall_roots": len(g.sys_roots), "mnf_roots": len(g.mnf_roots),
+             "syscall_reachable": sum(1 for p in sys_r.parent if p != -2),
+             "mnf_reachable": sum(1 for p in mnf_r.parent if p != -2),
+             "scan_s": round(t1 - t0, 2), "build_s": round(t2 - t1, 2),
+             "bfs_s": round(t3 - t2, 2), "graph_cached": False}
+    res = Result(g, sys_r, mnf_r, stats)
+    atomic_write(gpath, pickle.dumps(res, protocol=pickle.HIGHEST_PROTOCOL))
+    return res
+
+
+def reach_lines(res: Result) -> list[str]:
+    """relpath\\tfunction\\tclasses for every function some root reaches."""
+    g = res.graph
+    out = []
+    for nid in range(len(g.files)):
+        classes = res.sys.kinds_of(nid) + ["mnf:" + k for k in res.mnf.kinds_of(nid)]
+        if classes:
+            out.append(f"{g.files[nid]}\t{g.funcs[nid]}\t{','.join(classes)}")
+    out.sort()
+    return out
+
+
+def chain_lines(res: Result) -> list[str]:
+    g = res.graph
+    out = []
+    for nid in range(len(g.files)):
+        if not (res.sys.reached(nid) or res.mnf.reached(nid)):
+            continue
+        rec = res.lookup(g.files[nid], g.funcs[nid])
+        out.append("\t".join([g.files[nid], g.funcs[nid], ";".join(rec["root_kinds"]),
+                              ";".join(rec["mnf_kinds"]), rec["chain"], rec["mnf_chain"]]))
+    out.sort()
+    return out
+
+
+def write_outputs(res: Result, reach_path: str, chains_path: str | None = None) -> None:
+    atomic_write(reach_path, "".join(x + "\n" for x in reach_lines(res)))
+    if chains_path:
+        atomic_write(chains_path, "".join(x + "\n" for x in chain_lines(res)))
+
+
+def load_chains(path: str) -> dict[tuple[str, str], dict]:
+    out: dict[tuple[str, str], dict] = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) < 6:
+                continue
+            out[(cols[0], cols[1])] = {
+                "root_kinds": [k for k in cols[2].split(";") if k],
+                "mnf_kinds": [k for k in cols[3].split(";") if k],
+                "chain": cols[4], "mnf_chain": cols[5], "known": True}
+    return out
+
+
+# ---------------------------------------------------------------- front ends compared
+
+def edges_csource(kdir: str, files: list[str]) -> set[tuple[str, str, str]]:
+    out = set()
+    for rel in files:
+        ff = csource.scan_file(os.path.join(kdir, rel))
+        for name, fn in ff.functions.items():
+            for c in fn.calls:
+                if not c.via_member:
+                    out.add((rel, name, c.callee))
+    return out
+
+
+def edges_csource_graph(kdir: str, files: list[str]) -> set[tuple[str, str, str]]:
+    """The audit's own scan: csource without call-use classification."""
+    out = set()
+    for rel in files:
+        with open(os.path.join(kdir, rel), encoding="utf-8", errors="replace") as f:
+            ff = scan_for_graph(f.read(), rel, frozenset())
+        for name, fn in ff.functions.items():
+            for c in fn.calls:
+                if not c.via_member:
+                    out.add((rel, name, c.callee))
+    return out
+
+
+def edges_cscope(kdir: str, files: list[str], workdir: str) -> set[tuple[str, str, str]]:
+    """Direct calls from a `cscope -b -k -c` cross reference (uncompressed)."""
+    lst = os.path.join(workdir, "cscope.files")
+    with open(lst, "w") as f:
+        f.write("".join(x + "\n" for x in files))
+    subprocess.run(["cscope", "-b", "-k", "-c", "-u", "-i", lst, "-f",
+                    os.path.join(workdir, "cscope.out")], cwd=kdir, check=True)
+    out = set()
+    cur_file = cur_func = None
+    with open(os.path.join(workdir, "cscope.out"), encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if not line.startswith("\t") or len(line) < 3:
+                continue
+            mark, name = line[1], line[2:].rstrip("\n")
+            if mark == "@":
+                cur_file, cur_func = name, None
+            elif mark == "$":
+                cur_func = name
+            elif mark == "}":
+                cur_func = None
+            elif mark == "`" and cur_func and cur_file:
+                out.add((cur_file, cur_func, name))
+    return out
+
+
+SPATCH_CALLS = """\
+@r@
+identifier g;
+position p;
+@@
+g@p(...)
+
+@script:python@
+g << r.g;
+p << r.p;
+@@
+print("CALL\\t%s\\t%s\\t%s" % (p[0].file, p[0].current_element, g))
+"""
+
+
+def edges_spatch(kdir: str, files: list[str], workdir: str, jobs: int) -> set[tuple[str, str, str]]:
+    cocci = os.path.join(workdir, "calls.cocci")
+    with open(cocci, "w") as f:
+        f.write(SPATCH_CALLS)
+    groups = os.path.join(workdir, "groups.txt")
+    with open(groups, "w") as f:
+        f.write("\n\n".join(files) + "\n")
+    r = subprocess.run(["spatch", "--very-quiet", "--no-includes", "--include-headers",
+                        "--cocci-file", cocci, "--file-groups", groups, "--jobs", str(jobs),
+                        "--chunksize", "1", "--timeout", "120"],
+                       cwd=kdir, capture_output=True, text=True)
+    out = set()
+    for line in r.stdout.splitlines():
+        cols = line.split("\t")
+        if len(cols) == 4 and cols[0] == "CALL":
+            out.add((os.path.relpath(os.path.join(kdir, cols[1]), kdir), cols[2], cols[3]))
+    return out
+
+
+def compare_frontends(kdir: str, subdirs: list[str], jobs: int) -> str:
+    files = list_c_files(kdir, subdirs)
+    results = {}
+    with tempfile.TemporaryDirectory() as wd:
+        for name, fn in (("csource", lambda: edges_csource(kdir, files)),
+                         ("csource-graph", lambda: edges_csource_graph(kdir, files)),
+                         ("cscope", lambda: edges_cscope(kdir, files, wd)),
+                         ("spatch", lambda: edges_spatch(kdir, files, wd, jobs))):
+            t0 = time.time()
+            c0 = os.times()
+            e = fn()
+            c1 = os.times()
+            cpu = (c1.user - c0.user) + (c1.system - c0.system) + \
+                (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
+            results[name] = (e, time.time() - t0, cpu)
+    # Only calls of functions defined in the subtree or known kernel-wide
+    # identifiers differ in what counts as a call (macros, keywords); compare
+    # on all (file, caller, callee) triples.
+    lines = [f"Front ends on {' + '.join(subdirs)} ({len(files)} .c files), direct calls "
+             "as (file, caller, callee):", "",
+             "| front end | wall s | cpu s | edges | shared with csource | only here |",
+             "|---|---:|---:|---:|---:|---:|"]
+    base = results["csource"][0]
+    for name, (e, wall, cpu) in results.items():
+        lines.append(f"| {name} | {wall:.1f} | {cpu:.1f} | {len(e)} | {len(e & base)} | "
+                     f"{len(e - base)} |")
+    lines.append("")
+    for a, b in (("csource", "csource-graph"), ("csource", "cscope"), ("csource", "spatch"),
+                 ("cscope", "spatch")):
+        ea, eb = results[a][0], results[b][0]
+        j = len(ea & eb) / max(1, len(ea | eb))
+        lines.append(f"- {a} vs {b}: Jaccard {j:.3f}; {len(ea - eb)} only in {a}, "
+                     f"{len(eb - ea)} only in {b}")
+    for a, b in (("csource", "cscope"), ("csource", "spatch")):
+        sample = sorted(results[a][0] - results[b][0])[:5]
+        lines.append(f"- sample only in {a} (not {b}): " +
+                     "; ".join(f"{x[0]}:{x[1]}->{x[2]}" for x in sample))
+        sample = sorted(results[b][0] - results[a][0])[:5]
+        lines.append(f"- sample only in {b} (not {a}): " +
+                     "; ".join(f"{x[0]}:{x[1]}->{x[2]}" for x in sample))
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- command line
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kdir", required=True)
+    ap.add_argument("--cache", default=os.path.expanduser("~/.cache/killable"))
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--subdir", action="append", default=[],
+                    help="restrict the graph to these subtrees (default: whole tree)")
+    ap.add_argument("--reach", help="write the rules' reach TSV here")
+    ap.add_argument("--chains", help="write the chains TSV here")
+    ap.add_argument("--query", action="append", default=[], metavar="RELPATH:FUNC",
+                    help="print kinds and chains of one function")
+    ap.add_argument("--compare-frontends", action="store_true",
+                    help="time csource, cscope and spatch call extraction on --subdir")
+    args = ap.parse_args()
+    if args.compare_frontends:
+        sys.stdout.write(compare_frontends(args.kdir, args.subdir or ["drivers/char", "fs/proc"],
+                                           args.jobs))
+        return 0
+    res = compute(args.kdir, args.cache, args.jobs, args.subdir, progress=True)
+    if args.reach:
+        write_outputs(res, args.reach, args.chains)
+    elif args.chains:
+        atomic_write(args.chains, "".join(x + "\n" for x in chain_lines(res)))
+    for q in args.query:
+        rel, _, func = q.rpartition(":")
+        print(q, json.dumps(res.lookup(rel, func)))
+    print(json.dumps(res.stats), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
