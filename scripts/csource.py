@@ -138,17 +138,19 @@ def blank_noise(text: str) -> str:
     return NOISE.sub(_blank, text)
 
 
+_BRACKETS = {"(": re.compile(r"[()]"), "{": re.compile(r"[{}]"), "[": re.compile(r"[\[\]]")}
+
+
 def matching(text: str, i: int, open_c: str, close_c: str) -> int:
     """Index of the bracket closing the one at i, or len(text)."""
     depth = 0
-    for j in range(i, len(text)):
-        c = text[j]
-        if c == open_c:
+    for m in _BRACKETS[open_c].finditer(text, i):
+        if m.group(0) == open_c:
             depth += 1
-        elif c == close_c:
+        else:
             depth -= 1
             if depth == 0:
-                return j
+                return m.start()
     return len(text)
 
 
@@ -181,28 +183,35 @@ class LineIndex:
         return bisect.bisect_right(self.starts, off)
 
 
+USE_RETURN = re.compile(r"\breturn$")
+USE_ASSIGN = re.compile(r"([A-Za-z_]\w*(?:\s*(?:->|\.)\s*\w+)*)\s*[-+*/|&]?=$")
+USE_TEST = re.compile(r"(?:\bif|\bwhile)\s*\(\s*!?\s*$|(?:&&|\|\||!)$")
+USE_CMP = re.compile(r"(==|!=|<=|>=|<|>)\s*(\S+?)\s*[)&|;]")
+
+
 def classify_use(text: str, start: int, end: int) -> str:
     """How the value of the call text[start:end] is used."""
-    before = text[max(0, start - 200):start].rstrip()
+    # Only the tail matters; a short window keeps the end-anchored searches cheap.
+    before = text[max(0, start - 80):start].rstrip()
     after = text[end:end + 40].lstrip()
-    cmp = re.match(r"(==|!=|<=|>=|<|>)\s*(\S+?)\s*[)&|;]", after)
-    if cmp and cmp.group(1) not in ("<<", ">>"):
+    cmp = USE_CMP.match(after)
+    if cmp:
         # Compared with one code: a new error would read as something else.
         return "tested" if cmp.group(2) == "0" else "other"
-    if re.search(r"\breturn$", before):
+    if before.endswith("return") and USE_RETURN.search(before[-7:]):
         return "returned"
-    m = re.search(r"([A-Za-z_]\w*(?:\s*(?:->|\.)\s*\w+)*)\s*[-+*/|&]?=$", before)
-    if m and not before.endswith("==") and not re.search(r"[=!<>]=$", before):
-        return "assigned:" + re.sub(r"\s+", "", m.group(1))
-    if re.search(r"(?:\bif|\bwhile)\s*\(\s*!?\s*$", before) or before.endswith("!") \
-            or re.search(r"(?:&&|\|\|)$", before) or re.search(r"\?\s*$", after[:1]):
+    if before.endswith("=") and not re.search(r"[=!<>]=$", before[-2:]):
+        m = USE_ASSIGN.search(before[-60:])
+        if m:
+            return "assigned:" + re.sub(r"\s+", "", m.group(1))
+    if USE_TEST.search(before[-20:]) or after[:1] == "?":
         return "tested"
-    if re.search(r"\(\s*void\s*\)$", before):
+    if before.endswith("(void)") or re.search(r"\(\s*void\s*\)$", before[-12:]):
         return "discarded"
     if after.startswith(";") and (before == "" or before[-1] in ";{}:)" or
-                                  re.search(r"\belse$", before)):
+                                  before.endswith("else")):
         return "discarded"
-    if re.search(r"IS_ERR(?:_OR_NULL)?\s*\($", before):
+    if re.search(r"IS_ERR(?:_OR_NULL)?\s*\($", before[-20:]):
         return "tested"
     return "other"
 
@@ -214,11 +223,15 @@ def scan_text(text: str, path: str = "", interesting: frozenset[str] = frozenset
     lines = LineIndex(clean)
     n = len(clean)
     depth = 0
-    i = 0
     stmt_start = 0
     bodies: list[tuple[int, int, Function]] = []
-    while i < n:
-        c = clean[i]
+    pos = 0
+    top = re.compile(r"[{};]")
+    while True:
+        m = top.search(clean, pos)
+        if m is None:
+            break
+        i, c = m.start(), m.group(0)
         if c == "{":
             if depth == 0:
                 head = clean[stmt_start:i]
@@ -228,15 +241,14 @@ def scan_text(text: str, path: str = "", interesting: frozenset[str] = frozenset
                     fn.end_line = lines.line(end)
                     facts.functions.setdefault(fn.name, fn)
                     bodies.append((i, end, fn))
-                i = end + 1
-                stmt_start = i
+                pos = stmt_start = end + 1
                 continue
             depth += 1
         elif c == "}":
             depth = max(0, depth - 1)
-        elif c == ";" and depth == 0:
+        elif depth == 0:
             stmt_start = i + 1
-        i += 1
+        pos = i + 1
 
     in_body = bytearray(n)
     for start, end, fn in bodies:
