@@ -119,6 +119,11 @@ check-kernel: kernel-cache
 kernel-build: kernel-cache
 	$(KERNELTEST) build
 
+## make check-kernel-parsers: unit tests of the console/diff parsers (no kernel)
+.PHONY: check-kernel-parsers
+check-kernel-parsers:
+	$(PYTHON) -m unittest discover -s tests/kernel -p 'test_*.py'
+
 # --- rule tests ---
 # tests/cases/NAME.c against cocci/<family>.cocci (scripts/run_rule_tests.py,
 # see tests/README.md).  K=PATTERN selects cases; UPDATE=1 rewrites the
@@ -130,6 +135,8 @@ UPDATE ?=
 
 ## make check-rules [K=pattern] [UPDATE=1]: run the rule test cases (tests/cases)
 check-rules:
+	@$(PYTHON) scripts/run_rule_tests.py --self-test >/dev/null || \
+		$(PYTHON) scripts/run_rule_tests.py --self-test
 	@$(PYTHON) scripts/run_rule_tests.py --jobs $(J) --spatch $(SPATCH) \
 		$(if $(K),-k '$(K)') $(if $(filter 1,$(UPDATE)),--update) $(if $(filter 1,$(V)),-v)
 
@@ -138,6 +145,7 @@ check-fast: check-generated check-rules
 
 check-generated: $(CACHE)/.deps-ok
 	@$(PYTHON) tests/rule_headers.py
+	@$(PYTHON) tests/rule_inputs.py
 
 ## make check-smoke: the rules under the kernel's own coccicheck, and patch/report mode over 6.1 drivers/char, drivers/misc, fs/proc
 check-smoke: kernel-cache

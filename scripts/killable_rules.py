@@ -366,20 +366,23 @@ class Rules:
             return "manual: not a polling loop; a fixed delay is left as it is"
         return "converted"
 
+    def external_classes(self, path: str, func: str) -> set[str]:
+        out: set[str] = set()
+        for rel, classes in (self.external or {}).get(func, {}).items():
+            if path.endswith(rel) or rel == "*":
+                out |= classes
+        return out
+
     def classes(self, path: str, func: str, reach: reachability.Reach):
         sys_kinds = set(reach.syscall_kinds.get(func, set()))
         mnf_kinds = set(reach.mnf_kinds.get(func, set()))
         chain = reach.syscall.get(func, [])
         mnf_chain = reach.mnf.get(func, [])
-        if self.external is not None:
-            ext = self.external.get(func, {})
-            for rel, classes in ext.items():
-                if path.endswith(rel) or rel == "*":
-                    for c in classes:
-                        if c.startswith("mnf:"):
-                            mnf_kinds.add(c[4:])
-                        elif c:
-                            sys_kinds.add(c)
+        for c in self.external_classes(path, func):
+            if c.startswith("mnf:"):
+                mnf_kinds.add(c[4:])
+            elif c and ":" not in c:
+                sys_kinds.add(c)
         return sys_kinds, mnf_kinds, chain, mnf_chain
 
     def pointer_checked(self, ff: csource.FileFacts, fn: csource.Function,
@@ -441,6 +444,10 @@ class Rules:
             if f is not fn and not INT_TYPES.match(f.return_type):
                 return f"{f.name}() returns {f.return_type}; the error cannot pass through"
             callers = self.callers(ff, f.name)
+            ignored = [c[len("ignored-by:"):] for c in self.external_classes(ff.path, f.name)
+                       if c.startswith("ignored-by:")]
+            if ignored:
+                return f"{ignored[0]}() in another file ignores the result of {f.name}()"
             if not callers and self.external is not None:
                 continue
             for caller, call in callers:
