@@ -69,7 +69,8 @@ def load_acquires(path: str) -> tuple[dict[str, tuple[str, str]], list[re.Patter
     return table, patterns
 
 
-RELEASE_PATTERN = re.compile(r"(?:^up$|^up_|_unlock|unlock_|free|_put$|^put_|_put_|_release$|"
+RELEASE_PATTERN = re.compile(r"(?:^up$|^up_|_unlock|unlock_|free|dealloc|destroy|unregister|"
+                             r"_disable$|_put$|^put_|_put_|_release$|"
                              r"_end$|_stop$|^fput$|^dput$|^iput$|^mmput$)")
 
 

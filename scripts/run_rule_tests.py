@@ -1079,6 +1079,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.update:
         print(f"updated .res/.stdout of {len(results)} case(s): review them against each fixture's comment")
     print(f"{known} known failure(s) (*_failure.c), not counted below")
+    if args.work != args.out and not failed:
+        shutil.rmtree(args.work, ignore_errors=True)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
