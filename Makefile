@@ -157,3 +157,26 @@ check: deps
 	@rc=0; for t in check-fast check-smoke check-audit check-kernel; do \
 		echo "== $$t"; $(MAKE) --no-print-directory $$t || rc=1; \
 	done; exit $$rc
+
+# --- batches ---
+# make batches [KDIR=tree] M=subdir [REACH=file]: the patch-mode diff as patch
+# series, one per MAINTAINERS section, in $(BATCHES_OUT)/<series>/ with
+# SUMMARY.md (scripts/make_batches.py; tests/batches/README-batches.md).
+# Commits live in a worktree under $(CACHE)/batches, the allmodconfig build
+# in $(CACHE)/batches-obj (prepared once).  make check-batches runs
+# tests/batches/ on 6.1 drivers/misc/mei.
+BATCHES_OUT ?= out/batches
+BATCHES_M ?= drivers/misc/mei
+BATCHES_J := $(shell n=$(J); [ "$$n" -gt 2 ] 2>/dev/null && n=2; echo $${n:-2})
+
+.PHONY: batches check-batches
+
+## make batches [KDIR=tree] M=subdir [REACH=file]: reviewable patch series per maintainer in out/batches/
+batches: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
+	@test -n "$(M)" || { echo "batches: give M=subdir (e.g. M=drivers/misc/mei)" >&2; exit 2; }
+	@$(PYTHON) scripts/make_batches.py --kdir $(KDIR) -m $(M) --cache $(CACHE) \
+		--out $(BATCHES_OUT) -j $(BATCHES_J) $(if $(REACH),--reach $(REACH))
+
+## make check-batches: series for 6.1 drivers/misc/mei: git am, checkpatch, compile, thread shape, refusals
+check-batches: kernel-cache
+	@$(PYTHON) tests/batches/run_tests.py --kdir $(KCACHE) --cache $(CACHE) -m $(BATCHES_M) -j $(BATCHES_J)

@@ -160,7 +160,8 @@ class Rules:
         if not prim.needs:
             return True
         tree = self.tree_of(path)
-        key = (tree, prim.twin)
+        # A file outside any tree answers for itself alone.
+        key = (tree or path, prim.twin)
         if key not in self.has_twin:
             found = False
             for hdr in ("include/linux/fs.h", "include/linux/wait.h"):
@@ -583,6 +584,13 @@ class Rules:
         if base and re.search(r"\bk(?:v)?free\s*\(\s*%s\s*\)" % base.group(1), after):
             return (f"{base.group(1)} is freed after the wait; "
                     "the waker may still signal it after an early exit")
+        if base:
+            # The waker left something in the shared object that the waiter
+            # now owns (call_usermodehelper_exec's shape).
+            owned = re.search(r"\b(\w+)\s*\(\s*(%s\s*->\s*\w+)\s*\)" % base.group(1), after)
+            if owned and self.is_release(owned.group(1)):
+                what = "".join(owned.group(2).split())
+                return f"handoff: the waiter owns {what} once woken; bailing out would leak it"
         return ""
 
     def in_loop(self, s: Site, ff: csource.FileFacts, fn: csource.Function) -> bool:

@@ -1,0 +1,56 @@
+/*
+ * mutex_sequential_pairs: an ioctl takes and releases the stats mutex, then
+ * later takes the config mutex; the first is already released when the
+ * second is taken.
+ *
+ * Expect: both converted, each with an immediate return: the second
+ * failure must NOT unlock the stats mutex (it is no longer held).  Report:
+ * two lines, converted.
+ */
+// setup: kt_file.private_data = &sp0
+// entry: sp_ioctl(&kt_file, SP_ROLL, 0)
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+
+#define SP_ROLL _IO('p', 5)
+
+struct sp {
+	struct mutex stats_lock;
+	struct mutex cfg_lock;
+	u64 rx, saved_rx;
+	u32 epoch;
+};
+
+static struct sp sp0 = {
+	.stats_lock = __MUTEX_INITIALIZER(sp0.stats_lock),
+	.cfg_lock = __MUTEX_INITIALIZER(sp0.cfg_lock),
+	.rx = 10,
+};
+
+static long sp_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct sp *sp = file->private_data;
+	u64 rx;
+
+	if (cmd != SP_ROLL)
+		return -ENOTTY;
+
+	mutex_lock(&sp->stats_lock);
+	rx = sp->rx;
+	sp->rx = 0;
+	mutex_unlock(&sp->stats_lock);
+
+	mutex_lock(&sp->cfg_lock);
+	sp->saved_rx += rx;
+	sp->epoch++;
+	mutex_unlock(&sp->cfg_lock);
+	return sp->epoch;
+}
+
+static const struct file_operations sp_fops = {
+	.owner		= THIS_MODULE,
+	.unlocked_ioctl	= sp_ioctl,
+};
+
+MODULE_LICENSE("GPL");
