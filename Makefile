@@ -20,12 +20,12 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 DEB_PACKAGES := coccinelle sparse linux-source-6.1 qemu-system-x86 \
 	bc bison flex libelf-dev libssl-dev cpio kmod gcc make git \
-	python3 chromium
+	python3 python3-ply python3-git chromium
 
 .PHONY: help deps kernel-cache coccicheck check check-fast rules
 
 help:
-	@sed -n 's/^## //p' README.md | head -40
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
 
 ## make deps: install spatch, sparse, qemu and linux-source-6.1, unpack the tree
 deps: $(CACHE)/.deps-ok kernel-cache
@@ -141,7 +141,7 @@ check-rules:
 		$(if $(K),-k '$(K)') $(if $(filter 1,$(UPDATE)),--update) $(if $(filter 1,$(V)),-v)
 
 ## make check-fast: the quick tier (< 2 min): generated rules fresh, rule fixtures, unit tests
-check-fast: check-generated check-rules
+check-fast: check-generated check-kernel-parsers check-rules
 
 check-generated: $(CACHE)/.deps-ok
 	@$(PYTHON) tests/rule_headers.py
