@@ -293,12 +293,12 @@ def scan_text(text: str, path: str = "", interesting: frozenset[str] = frozenset
 
 def function_head(head: str, base: int, lines: LineIndex) -> Function | None:
     h = head.rstrip()
-    if not h.endswith(")"):
-        # `int f(void) __acquires(x)` and attribute tails.
-        m = re.search(r"\)\s*(?:__\w+(?:\([^()]*\))?\s*)+$", h)
-        if not m:
-            return None
+    # `int f(void) __acquires(x)`, `__must_hold(l)` and other annotation tails.
+    m = re.search(r"\)\s*(?:__\w+(?:\s*\([^()]*\))?\s*)+$", h)
+    if m:
         h = h[:m.start() + 1]
+    if not h.endswith(")"):
+        return None
     # Find the parameter list: the paren group that closes at the end.
     depth = 0
     for j in range(len(h) - 1, -1, -1):
