@@ -56,23 +56,21 @@ reach << virtual.killable_reach;
 @@
 K.load_external(reach)
 
-// ---- completion: `wait_for_completion(...);` statements ----
-// Each shape re-derives what is held at the sleep: a position does not
-// survive the rewrite of its function by an earlier shape.
-@completion_enter@
-identifier prim = {wait_for_completion};
+// Which file this is: later rules may see spatch's scratch copy instead.
+@killable_enter@
+identifier prim = {wait_for_completion, wait_for_completion_timeout};
 position p;
 @@
 prim@p(...)
 
 @script:python@
-p << completion_enter.p;
+p << killable_enter.p;
 @@
 K.enter(p)
 
 // What a caller holds where it ignores a helper's result: the helper is
 // converted only if every such caller can return the error at once.
-@completion_callheld exists@
+@killable_callheld exists@
 position p;
 expression E;
 identifier f : script:python() { K.may_plumb(f) };
@@ -89,12 +87,26 @@ E = acq(...)
 f@p(...);
 
 @script:python@
-p << completion_callheld.p;
-f << completion_callheld.f;
-acq << completion_callheld.acq;
-E << completion_callheld.E;
+p << killable_callheld.p;
+f << killable_callheld.f;
+acq << killable_callheld.acq;
+E << killable_callheld.E;
 @@
 K.record_callheld(p, f, acq, E)
+
+// ---- completion: `wait_for_completion(...);` statements ----
+// Each shape re-derives what is held at the sleep: a position does not
+// survive the rewrite of its function by an earlier shape.
+@completion_enter@
+identifier prim = {wait_for_completion};
+position p;
+@@
+prim@p(...)
+
+@script:python@
+p << completion_enter.p;
+@@
+K.enter(p)
 
 @completion_held_enter depends on report || org exists@
 position p;
@@ -825,32 +837,6 @@ prim@p(...)
 p << completion_tenter.p;
 @@
 K.enter(p)
-
-// What a caller holds where it ignores a helper's result: the helper is
-// converted only if every such caller can return the error at once.
-@completion_t_callheld exists@
-position p;
-expression E;
-identifier f : script:python() { K.may_plumb(f) };
-identifier acq : script:python() { K.is_acquire(acq) };
-identifier rel : script:python() { K.is_release(rel) };
-@@
-(
-acq(E, ...)
-|
-E = acq(...)
-)
-... when != rel(E)
-    when != rel(E, ...)
-f@p(...);
-
-@script:python@
-p << completion_t_callheld.p;
-f << completion_t_callheld.f;
-acq << completion_t_callheld.acq;
-E << completion_t_callheld.E;
-@@
-K.record_callheld(p, f, acq, E)
 
 // `if (!wait(...))`: keep the time left in a new signed local.
 @completion_theld_a exists@

@@ -56,23 +56,21 @@ reach << virtual.killable_reach;
 @@
 K.load_external(reach)
 
-// ---- page_lock: `lock_page, folio_lock(...);` statements ----
-// Each shape re-derives what is held at the sleep: a position does not
-// survive the rewrite of its function by an earlier shape.
-@page_lock_enter@
+// Which file this is: later rules may see spatch's scratch copy instead.
+@killable_enter@
 identifier prim = {lock_page, folio_lock};
 position p;
 @@
 prim@p(...)
 
 @script:python@
-p << page_lock_enter.p;
+p << killable_enter.p;
 @@
 K.enter(p)
 
 // What a caller holds where it ignores a helper's result: the helper is
 // converted only if every such caller can return the error at once.
-@page_lock_callheld exists@
+@killable_callheld exists@
 position p;
 expression E;
 identifier f : script:python() { K.may_plumb(f) };
@@ -89,12 +87,26 @@ E = acq(...)
 f@p(...);
 
 @script:python@
-p << page_lock_callheld.p;
-f << page_lock_callheld.f;
-acq << page_lock_callheld.acq;
-E << page_lock_callheld.E;
+p << killable_callheld.p;
+f << killable_callheld.f;
+acq << killable_callheld.acq;
+E << killable_callheld.E;
 @@
 K.record_callheld(p, f, acq, E)
+
+// ---- page_lock: `lock_page, folio_lock(...);` statements ----
+// Each shape re-derives what is held at the sleep: a position does not
+// survive the rewrite of its function by an earlier shape.
+@page_lock_enter@
+identifier prim = {lock_page, folio_lock};
+position p;
+@@
+prim@p(...)
+
+@script:python@
+p << page_lock_enter.p;
+@@
+K.enter(p)
 
 @page_lock_held_enter depends on report || org exists@
 position p;

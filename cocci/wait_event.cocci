@@ -56,23 +56,21 @@ reach << virtual.killable_reach;
 @@
 K.load_external(reach)
 
-// ---- wait_event: `wait_event(...);` statements ----
-// Each shape re-derives what is held at the sleep: a position does not
-// survive the rewrite of its function by an earlier shape.
-@wait_event_enter@
-identifier prim = {wait_event};
+// Which file this is: later rules may see spatch's scratch copy instead.
+@killable_enter@
+identifier prim = {wait_event, wait_event_timeout};
 position p;
 @@
 prim@p(...)
 
 @script:python@
-p << wait_event_enter.p;
+p << killable_enter.p;
 @@
 K.enter(p)
 
 // What a caller holds where it ignores a helper's result: the helper is
 // converted only if every such caller can return the error at once.
-@wait_event_callheld exists@
+@killable_callheld exists@
 position p;
 expression E;
 identifier f : script:python() { K.may_plumb(f) };
@@ -89,12 +87,26 @@ E = acq(...)
 f@p(...);
 
 @script:python@
-p << wait_event_callheld.p;
-f << wait_event_callheld.f;
-acq << wait_event_callheld.acq;
-E << wait_event_callheld.E;
+p << killable_callheld.p;
+f << killable_callheld.f;
+acq << killable_callheld.acq;
+E << killable_callheld.E;
 @@
 K.record_callheld(p, f, acq, E)
+
+// ---- wait_event: `wait_event(...);` statements ----
+// Each shape re-derives what is held at the sleep: a position does not
+// survive the rewrite of its function by an earlier shape.
+@wait_event_enter@
+identifier prim = {wait_event};
+position p;
+@@
+prim@p(...)
+
+@script:python@
+p << wait_event_enter.p;
+@@
+K.enter(p)
 
 @wait_event_held_enter depends on report || org exists@
 position p;
@@ -825,32 +837,6 @@ prim@p(...)
 p << wait_event_tenter.p;
 @@
 K.enter(p)
-
-// What a caller holds where it ignores a helper's result: the helper is
-// converted only if every such caller can return the error at once.
-@wait_event_t_callheld exists@
-position p;
-expression E;
-identifier f : script:python() { K.may_plumb(f) };
-identifier acq : script:python() { K.is_acquire(acq) };
-identifier rel : script:python() { K.is_release(rel) };
-@@
-(
-acq(E, ...)
-|
-E = acq(...)
-)
-... when != rel(E)
-    when != rel(E, ...)
-f@p(...);
-
-@script:python@
-p << wait_event_t_callheld.p;
-f << wait_event_t_callheld.f;
-acq << wait_event_t_callheld.acq;
-E << wait_event_t_callheld.E;
-@@
-K.record_callheld(p, f, acq, E)
 
 // `if (!wait(...))`: keep the time left in a new signed local.
 @wait_event_theld_a exists@

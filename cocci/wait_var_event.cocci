@@ -56,23 +56,21 @@ reach << virtual.killable_reach;
 @@
 K.load_external(reach)
 
-// ---- wait_var_event: `wait_var_event(...);` statements ----
-// Each shape re-derives what is held at the sleep: a position does not
-// survive the rewrite of its function by an earlier shape.
-@wait_var_event_enter@
+// Which file this is: later rules may see spatch's scratch copy instead.
+@killable_enter@
 identifier prim = {wait_var_event};
 position p;
 @@
 prim@p(...)
 
 @script:python@
-p << wait_var_event_enter.p;
+p << killable_enter.p;
 @@
 K.enter(p)
 
 // What a caller holds where it ignores a helper's result: the helper is
 // converted only if every such caller can return the error at once.
-@wait_var_event_callheld exists@
+@killable_callheld exists@
 position p;
 expression E;
 identifier f : script:python() { K.may_plumb(f) };
@@ -89,12 +87,26 @@ E = acq(...)
 f@p(...);
 
 @script:python@
-p << wait_var_event_callheld.p;
-f << wait_var_event_callheld.f;
-acq << wait_var_event_callheld.acq;
-E << wait_var_event_callheld.E;
+p << killable_callheld.p;
+f << killable_callheld.f;
+acq << killable_callheld.acq;
+E << killable_callheld.E;
 @@
 K.record_callheld(p, f, acq, E)
+
+// ---- wait_var_event: `wait_var_event(...);` statements ----
+// Each shape re-derives what is held at the sleep: a position does not
+// survive the rewrite of its function by an earlier shape.
+@wait_var_event_enter@
+identifier prim = {wait_var_event};
+position p;
+@@
+prim@p(...)
+
+@script:python@
+p << wait_var_event_enter.p;
+@@
+K.enter(p)
 
 @wait_var_event_held_enter depends on report || org exists@
 position p;

@@ -71,20 +71,17 @@ def fill(text: str, values: dict[str, str]) -> str:
 
 def family_sections(family: str, prims: list[Primitive]) -> str:
     out = []
-    callheld = template("callheld")
     names = lambda shape: ", ".join(p.name for p in prims if p.shape == shape)  # noqa: E731
     common = {"F": family, "ALLPRIMS": ", ".join(p.name for p in prims)}
     for shape in ("stmt", "poll"):
         if names(shape):
             f = family if shape == "stmt" else family + "_poll"
-            out.append(fill(template("stmt"), {
-                **common, **FAIL[shape], "F": f, "PRIMS": names(shape),
-                "CALLHELD": fill(callheld, {"F": f})}))
+            out.append(fill(template("stmt"), {**common, **FAIL[shape], "F": f,
+                                               "PRIMS": names(shape)}))
     if names("timeout"):
         twins = ", ".join(p.twin for p in prims if p.shape == "timeout")
-        out.append(fill(template("timeout"), {
-            **common, "TPRIMS": names("timeout"), "TWINS": twins,
-            "CALLHELD": fill(callheld, {"F": family + "_t"})}))
+        out.append(fill(template("timeout"), {**common, "TPRIMS": names("timeout"),
+                                              "TWINS": twins}))
     out.append(fill(template("callers"), common))
     out.append(fill(template("report"), common))
     return "".join(out)
@@ -144,8 +141,12 @@ def families() -> dict[str, list[Primitive]]:
 def render(fams: dict[str, list[Primitive]], title: str) -> str:
     keywords = ", ".join(p.name for ps in fams.values() for p in ps)
     head = fill(template("header"), {"TITLE": title, "KEYWORDS": keywords})
+    allprims = {"ALLPRIMS": ", ".join(p.name for ps in fams.values() for p in ps)}
+    # Once per file, whatever the families: what callers hold where they
+    # ignore a helper's result.
+    prelude = fill(template("prelude"), allprims) + fill(template("callheld"), {"F": "killable"})
     body = "".join(family_sections(f, ps) for f, ps in fams.items())
-    return head + template("prelude") + split_modes(body).rstrip("\n") + "\n"
+    return head + prelude + split_modes(body).rstrip("\n") + "\n"
 
 
 def write_if_changed(path: str, text: str) -> bool:

@@ -107,6 +107,7 @@ class Rules:
         self.plan: dict[str, set[tuple[str, str]]] = {}
         self.callheld: dict[tuple[str, str, str], str] = {}
         self.fails: set[tuple[str, str]] = set()
+        self.plumb_candidates: dict[str, set[str]] = {}
         self.labels: dict[tuple[str, str, str], tuple[int, str]] = {}
         self.external: dict[str, dict[str, set[str]]] | None = None
         self.external_path = ""
@@ -487,15 +488,34 @@ class Rules:
         return ""
 
     def may_plumb(self, name: str) -> bool:
-        """Helpers whose callers might need plumbing: analysed by callheld."""
+        """Helpers whose callers might need plumbing: analysed by callheld.
+
+        Only int helpers that sleep (themselves or through a helper in the
+        file) and whose result some caller drops: anything else never needs
+        the costly what-is-held search.
+        """
         if not self.current:
             return False
-        ff = self.file_facts(self.current)
-        fn = ff.functions.get(name)
-        if fn is None or not INT_TYPES.match(fn.return_type):
-            return False
-        return any(c.callee == name and c.use == "discarded"
-                   for f in ff.functions.values() for c in f.calls)
+        cand = self.plumb_candidates.get(self.current)
+        if cand is None:
+            cand = self.compute_plumb_candidates(self.file_facts(self.current))
+            self.plumb_candidates[self.current] = cand
+        return name in cand
+
+    def compute_plumb_candidates(self, ff: csource.FileFacts) -> set[str]:
+        sleeps = {name for name, fn in ff.functions.items()
+                  if any(c.callee in self.prims for c in fn.calls)}
+        changed = True
+        while changed:
+            changed = False
+            for name, fn in ff.functions.items():
+                if name not in sleeps and any(c.callee in sleeps and not c.via_member
+                                              for c in fn.calls):
+                    sleeps.add(name)
+                    changed = True
+        dropped = {c.callee for fn in ff.functions.values() for c in fn.calls
+                   if c.use == "discarded" and not c.via_member}
+        return {n for n in sleeps & dropped if INT_TYPES.match(ff.functions[n].return_type)}
 
     def record_callheld(self, p, callee: str, acq: str, expr: str) -> None:
         key = (self.real_file(p), p[0].current_element, callee)
