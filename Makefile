@@ -20,7 +20,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 DEB_PACKAGES := coccinelle sparse linux-source-6.1 qemu-system-x86 \
 	bc bison flex libelf-dev libssl-dev cpio kmod gcc make git \
-	python3 python3-ply python3-git chromium
+	python3 python3-ply python3-git chromium b4
 
 .PHONY: help deps kernel-cache coccicheck check check-fast rules
 
@@ -167,6 +167,7 @@ check: deps
 # tests/batches/ on 6.1 drivers/misc/mei.
 BATCHES_OUT ?= out/batches
 BATCHES_M ?= drivers/misc/mei
+BATCHES_FLAGS ?=
 BATCHES_J := $(shell n=$(J); [ "$$n" -gt 2 ] 2>/dev/null && n=2; echo $${n:-2})
 
 .PHONY: batches check-batches
@@ -175,7 +176,7 @@ BATCHES_J := $(shell n=$(J); [ "$$n" -gt 2 ] 2>/dev/null && n=2; echo $${n:-2})
 batches: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
 	@test -n "$(M)" || { echo "batches: give M=subdir (e.g. M=drivers/misc/mei)" >&2; exit 2; }
 	@$(PYTHON) scripts/make_batches.py --kdir $(KDIR) -m $(M) --cache $(CACHE) \
-		--out $(BATCHES_OUT) -j $(BATCHES_J) $(if $(REACH),--reach $(REACH))
+		--out $(BATCHES_OUT) -j $(BATCHES_J) $(if $(REACH),--reach $(REACH)) $(BATCHES_FLAGS)
 
 ## make check-batches: series for 6.1 drivers/misc/mei: git am, checkpatch, compile, thread shape, refusals
 check-batches: kernel-cache

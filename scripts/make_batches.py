@@ -1,0 +1,990 @@
+#!/usr/bin/env python3
+"""Turn killable's patch-mode diff into reviewable patch series, one per MAINTAINERS section.
+
+Runs the combined rules in patch and report mode on M, splits the diff per
+file, groups the files by MAINTAINERS section (get_maintainer.pl --subsystem),
+commits one patch per file (files coupled by a converted helper go together)
+in a worktree of the tree, checks every patch (checkpatch --strict, a C=1
+sparse compile of each changed file on an allmodconfig build), and writes
+`git format-patch --cover-letter --thread=shallow` series plus SUMMARY.md.
+The tree itself is never written: commits live in a detached worktree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import dataclasses
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from typing import Iterable, Optional
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPORT_LINE = re.compile(
+    r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+)-(?P<colend>\d+): "
+    r"(?P<prim>\w+) in (?P<func>\w+)\(\): (?P<verdict>.*)$")
+DIAG = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):(?:(?P<col>\d+):)? "
+                  r"(?P<kind>warning|error): (?P<msg>.*)$")
+DIAG_ANY = re.compile(r"^\S+:\d+:(?:\d+:)? (?:warning|error): ", re.M)
+MAX_PER_SERIES = 15
+SUBJECT_MAX = 75
+WRAP = 72
+AUTHOR = ("killable", "killable@localhost")
+SIGNOFF = f"Signed-off-by: {AUTHOR[0]} <{AUTHOR[1]}>"
+CONFIG_DISABLE = ["WERROR", "DEBUG_INFO_BTF", "KASAN", "KCSAN", "UBSAN", "KCOV",
+                  "GCOV_KERNEL", "GCC_PLUGINS", "DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT",
+                  "DEBUG_INFO_DWARF4", "DEBUG_INFO_DWARF5"]
+CONFIG_ENABLE = ["DEBUG_INFO_NONE"]
+
+# Subject prefixes when the tree's own history is too thin to learn them
+# (the 6.1 cache is one commit).  First match wins; groups fill {0}, {1}.
+PREFIX_RULES: list[tuple[str, str]] = [
+    (r"drivers/gpu/drm/([^/]+)/", "drm/{0}:"),
+    (r"drivers/gpu/drm/", "drm:"),
+    (r"drivers/net/ethernet/[^/]+/([^/]+)/", "net: {0}:"),
+    (r"drivers/net/wireless/[^/]+/([^/]+)/", "wifi: {0}:"),
+    (r"drivers/net/([^/]+)/", "net: {0}:"),
+    (r"drivers/char/tpm/", "tpm:"),
+    (r"drivers/char/ipmi/", "ipmi:"),
+    (r"drivers/media/[^/]+/([^/]+)/", "media: {0}:"),
+    (r"drivers/staging/([^/]+)/", "staging: {0}:"),
+    (r"drivers/usb/([^/]+)/", "usb: {0}:"),
+    (r"drivers/scsi/([^/]+)/", "scsi: {0}:"),
+    (r"drivers/scsi/([^/]+)\.c$", "scsi: {0}:"),
+    (r"drivers/([^/]+)/([^/]+)/", "{0}: {1}:"),
+    (r"drivers/([^/]+)/([^/]+)\.[ch]$", "{0}: {1}:"),
+    (r"sound/(?:[^/]+/)*([^/]+)/[^/]+$", "ALSA: {0}:"),
+    (r"fs/([^/]+)/", "{0}:"),
+    (r"fs/([^/]+)\.[ch]$", "fs: {0}:"),
+    (r"net/([^/]+)/", "net: {0}:"),
+    (r"mm/([^/]+)\.[ch]$", "mm: {0}:"),
+    (r"kernel/([^/]+)/", "{0}:"),
+    (r"kernel/([^/]+)\.[ch]$", "{0}:"),
+    (r"block/", "block:"),
+    (r"([^/]+)/([^/]+)/", "{0}: {1}:"),
+]
+
+
+class Fail(Exception):
+    """A one-line error for the user."""
+
+
+@dataclasses.dataclass
+class Site:
+    file: str
+    line: int
+    col: int
+    prim: str
+    func: str
+    verdict: str
+
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclasses.dataclass
+class Unit:
+    """One commit: a file, or files coupled by a converted helper."""
+    files: list[str]
+    diff: str
+    sites: list[Site]
+    section: str
+    prefix: str
+    cc: list[str]
+    subject: str = ""
+    body: str = ""
+    checkpatch: str = "not run"
+    checkpatch_lines: list[str] = dataclasses.field(default_factory=list)
+    compile: str = "not run"
+    compile_lines: list[str] = dataclasses.field(default_factory=list)
+    sparse: str = "not run"
+    sparse_lines: list[str] = dataclasses.field(default_factory=list)
+    compiled: dict[str, str] = dataclasses.field(default_factory=dict)
+    needs: list[str] = dataclasses.field(default_factory=list)
+
+    def ok(self, allow_unbuilt: bool = False) -> bool:
+        built = ("ok", "not built") if allow_unbuilt else ("ok",)
+        return (self.checkpatch == "clean" and self.compile in built
+                and self.sparse in ("clean", "not built"))
+
+
+def log(msg: str) -> None:
+    print(f"batches: {msg}", file=sys.stderr, flush=True)
+
+
+def run(cmd: list[str], cwd: Optional[str] = None, check: bool = False,
+        env: Optional[dict[str, str]] = None, inp: Optional[str] = None) -> subprocess.CompletedProcess:
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env, input=inp,
+                          errors="replace")
+    if check and proc.returncode:
+        err = (proc.stderr or proc.stdout).strip().splitlines()
+        raise Fail(f"{' '.join(cmd[:3])} failed: {err[-1] if err else proc.returncode}")
+    return proc
+
+
+def git(repo: str, *args: str, check: bool = True, env: Optional[dict[str, str]] = None,
+        inp: Optional[str] = None) -> str:
+    return run(["git", "-C", repo, *args], check=check, env=env, inp=inp).stdout
+
+
+# ---------------------------------------------------------------- parsing
+
+def parse_report(text: str) -> list[Site]:
+    sites = []
+    for line in text.splitlines():
+        m = REPORT_LINE.match(line)
+        if m:
+            sites.append(Site(m["file"], int(m["line"]), int(m["col"]), m["prim"],
+                              m["func"], m["verdict"]))
+    return sites
+
+
+def split_diff(text: str) -> dict[str, str]:
+    """Per-file pieces of a `diff -u -p` (spatch's or git's), keyed by the b/ path."""
+    pieces: dict[str, list[str]] = {}
+    cur: Optional[list[str]] = None
+    pending: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("diff "):
+            pending = [line]
+            cur = None
+            continue
+        if line.startswith("--- ") and (cur is None or pending):
+            pending.append(line)
+            continue
+        if line.startswith("+++ ") and pending:
+            path = line[4:].split("\t")[0].strip()
+            path = path[2:] if path.startswith("b/") else path
+            if path in pieces:
+                raise Fail(f"the diff patches {path} twice (run the combined rules)")
+            cur = pieces[path] = pending + [line]
+            pending = []
+            continue
+        if cur is not None:
+            cur.append(line)
+    return {k: "".join(v) for k, v in pieces.items()}
+
+
+def added_lines(diff: str) -> set[int]:
+    """New-file line numbers of the + lines."""
+    out: set[int] = set()
+    n = 0
+    for line in diff.splitlines():
+        m = re.match(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@", line)
+        if m:
+            n = int(m.group(1))
+            continue
+        if line.startswith("+++") or line.startswith("---"):
+            continue
+        if line.startswith("+"):
+            out.add(n)
+            n += 1
+        elif line.startswith(" ") or line == "":
+            n += 1
+    return out
+
+
+def load_twins() -> dict[str, tuple[str, str, str]]:
+    """primitive -> (twin, kernel patch it needs or "", error on a fatal signal)."""
+    twins: dict[str, tuple[str, str, str]] = {}
+    path = os.path.join(TOP, "cocci", "data", "primitives.tsv")
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            cols = line.rstrip("\n").split("\t")
+            twins[cols[0]] = (cols[1], cols[5] if len(cols) > 5 else "", cols[3])
+    return twins
+
+
+# ---------------------------------------------------------------- naming
+
+def prefix_from_history(kdir: str, path: str) -> str:
+    """The most common `a: b:` prefix of the subjects touching path's directory."""
+    d = os.path.dirname(path) or "."
+    out = git(kdir, "log", "--no-merges", "-n", "50", "--format=%s", "--", d, check=False)
+    counts: collections.Counter[str] = collections.Counter()
+    for subj in out.splitlines():
+        m = re.match(r"^((?:[\w./+-]+(?: [\w./+-]+)?: )+)", subj)
+        if m:
+            counts[m.group(1).strip()] += 1
+    if counts:
+        best, n = counts.most_common(1)[0]
+        if n >= 3:
+            return best
+    return ""
+
+
+def prefix_from_path(path: str) -> str:
+    for pat, tmpl in PREFIX_RULES:
+        m = re.match(pat, path)
+        if m:
+            return tmpl.format(*m.groups())
+    return os.path.splitext(os.path.basename(path))[0] + ":"
+
+
+def func_list(funcs: list[str]) -> str:
+    names = [f"{f}()" for f in funcs]
+    if len(names) == 1:
+        return names[0]
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def func_kind(func: str) -> str:
+    """What kind of syscall entry a function name suggests, for subjects and bodies."""
+    if "ioctl" in func:
+        return "ioctl"
+    if "dbgfs" in func or "debugfs" in func:
+        return "debugfs"
+    if re.search(r"_(show|store)$", func):
+        return "sysfs"
+    if re.search(r"_(open|read|write|fsync|llseek|mmap|read_iter|write_iter|splice_read)$", func):
+        return "file"
+    if re.search(r"_(start|next|stop)$", func):
+        return "seq_file"
+    return "syscall"
+
+
+def kinds_phrase(funcs: list[str]) -> str:
+    """"file, ioctl and sysfs paths"; "syscall paths" when a name says nothing."""
+    order = ["file", "ioctl", "sysfs", "debugfs", "seq_file"]
+    kinds = {func_kind(f) for f in funcs}
+    if "syscall" in kinds:
+        return "syscall paths"
+    names = [k for k in order if k in kinds]
+    return (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]) + " paths"
+
+
+def kinds_nouns(funcs: list[str]) -> str:
+    """"file operations and sysfs attributes", for the commit body."""
+    nouns = {"file": "file operations", "ioctl": "ioctl", "sysfs": "sysfs attributes",
+             "debugfs": "debugfs files", "seq_file": "seq_file reads", "syscall": "system calls"}
+    kinds = list(dict.fromkeys(nouns[k] for k in ["file", "ioctl", "sysfs", "debugfs", "seq_file",
+                                                   "syscall"] if k in {func_kind(f) for f in funcs}))
+    return ", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1 else kinds[0]
+
+
+def make_subject(prefix: str, funcs: list[str]) -> str:
+    subj = f"{prefix} make {func_list(funcs)} killable"
+    if len(subj) <= SUBJECT_MAX:
+        return subj
+    subj = f"{prefix} make {kinds_phrase(funcs)} killable"
+    if len(subj) <= SUBJECT_MAX:
+        return subj
+    subj = f"{prefix} make syscall paths killable"
+    return subj if len(subj) <= SUBJECT_MAX else subj[:SUBJECT_MAX]
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:60] or "misc"
+
+
+def wrap(text: str) -> str:
+    return "\n\n".join(textwrap.fill(p, WRAP) for p in text.split("\n\n"))
+
+
+def make_body(unit: Unit, twins: dict[str, tuple[str, str, str]]) -> str:
+    conv = [s for s in unit.sites if s.verdict == "converted"]
+    funcs = list(dict.fromkeys(s.func for s in conv))
+    prims = list(dict.fromkeys(s.prim for s in conv))
+    where = " and ".join(os.path.basename(f) for f in unit.files)
+    errs = sorted({twins[p][2] for p in prims if p in twins}) or ["-EINTR"]
+    paras = [
+        f"{func_list(funcs)} in {where} run on system-call paths "
+        f"({kinds_nouns(funcs)}) and sleep uninterruptibly in "
+        f"{func_list(prims)}. A task waiting there is in D state and ignores "
+        f"SIGKILL: when the wakeup never comes (a wedged device, a lock "
+        f"holder that is itself stuck) the process cannot be killed and only "
+        f"a reboot clears it.",
+        f"Use the killable twins. They sleep the same way but also wake for a "
+        f"fatal signal; the task is then about to die, so the "
+        f"{' or '.join(errs)} returned on that path never reaches user "
+        f"space and no caller sees a new error code. The interruptible "
+        f"variants are not used because they would let ordinary signals fail "
+        f"the call.",
+    ]
+    if not conv:
+        # Only callers changed: they now check a helper converted elsewhere.
+        funcs = sorted(set(re.findall(r"^@@ [^@]+ @@ .*?(\w+)\(", unit.diff, re.M))) or ["the callers"]
+        paras = [f"{func_list(funcs)} in {where} call a helper that is now killable and "
+                 f"returns an error when a fatal signal ends its sleep; pass that error on "
+                 f"instead of carrying on as if the helper had succeeded."]
+    text = wrap("\n\n".join(paras))
+    lines = ["Converted sites:"] if conv else []
+    multi = len(unit.files) > 1
+    for s in conv:
+        twin = twins.get(s.prim, (s.prim + "_killable", "", ""))[0]
+        entry = f"  {os.path.basename(s.file) + ': ' if multi else ''}{s.func}(): {s.prim}() -> {twin}()"
+        if len(entry) > WRAP:
+            entry = f"  {s.func}():\n    {s.prim}() -> {twin}()"
+        lines.append(entry)
+    if lines:
+        text += "\n\n" + "\n".join(lines)
+    text += "\n\n" + wrap("Generated by killable's Coccinelle rules (make batches); "
+                          "error paths unwind what the function already holds.")
+    tags = [f"Cc: {c}" for c in unit.cc] + [SIGNOFF]
+    return text + "\n\n" + "\n".join(tags) + "\n"
+
+
+# ---------------------------------------------------------------- maintainers
+
+def maintainers(kdir: str, path: str) -> tuple[str, list[str]]:
+    """(most specific MAINTAINERS section or "", addresses) for path."""
+    proc = run(["perl", "scripts/get_maintainer.pl", "--nogit", "--nogit-fallback",
+                "--subsystem", "--norolestats", "-f", path], cwd=kdir)
+    addrs, sections = [], []
+    for line in proc.stdout.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if "@" in line and re.search(r"(<[^>]+@[^>]+>|^\S+@\S+)$", line):
+            addrs.append(line)
+        else:
+            sections.append(line)
+    sections = [s for s in sections if s != "THE REST"]
+    return (sections[0] if sections else ""), addrs
+
+
+def driver_dir(path: str) -> str:
+    return os.path.dirname(path)
+
+
+# ---------------------------------------------------------------- units and series
+
+def build_units(kdir: str, pieces: dict[str, str], sites: list[Site],
+                twins: dict[str, tuple[str, str, str]], per_driver: bool = False) -> list[Unit]:
+    by_file: dict[str, list[Site]] = collections.defaultdict(list)
+    for s in sites:
+        by_file[s.file].append(s)
+    files = sorted(pieces)
+    # Couple a file to another when its + lines call a function converted there
+    # (a helper that now returns -EINTR and a caller that now checks it).
+    parent = {f: f for f in files}
+
+    def find(f: str) -> str:
+        while parent[f] != f:
+            f = parent[f]
+        return f
+
+    for a in files:
+        conv = {s.func for s in by_file.get(a, []) if s.verdict == "converted"}
+        for b in files:
+            if a == b or not conv:
+                continue
+            plus = "\n".join(l for l in pieces[b].splitlines() if l.startswith("+"))
+            if any(re.search(rf"\b{re.escape(f)}\s*\(", plus) for f in conv):
+                parent[find(b)] = find(a)
+    if per_driver:
+        for f in files:
+            parent[find(f)] = find(next(g for g in files if driver_dir(g) == driver_dir(f)))
+    groups: dict[str, list[str]] = collections.defaultdict(list)
+    for f in files:
+        groups[find(f)].append(f)
+    units = []
+    for members in groups.values():
+        members.sort()
+        section, cc = maintainers(kdir, members[0])
+        if not section:
+            section = driver_dir(members[0])
+        for m in members[1:]:
+            for a in maintainers(kdir, m)[1]:
+                if a not in cc:
+                    cc.append(a)
+        prefix = prefix_from_history(kdir, members[0]) or prefix_from_path(members[0])
+        usites = sorted((s for m in members for s in by_file.get(m, [])),
+                        key=lambda s: (s.file, s.line, s.col))
+        u = Unit(members, "".join(pieces[m] for m in members), usites, section, prefix, cc)
+        conv = [s for s in usites if s.verdict == "converted"]
+        if not conv:
+            # The diff touched a file without a converted site of its own
+            # (a caller plumbed for a helper elsewhere): name the functions changed.
+            funcs = sorted(set(re.findall(r"^@@ [^@]+ @@ .*?(\w+)\(", u.diff, re.M))) or ["callers"]
+        else:
+            funcs = list(dict.fromkeys(s.func for s in conv))
+        u.subject = make_subject(prefix, funcs)
+        u.body = make_body(u, twins)
+        u.needs = sorted({twins[s.prim][1] for s in conv if s.prim in twins and twins[s.prim][1]})
+        units.append(u)
+    units.sort(key=lambda u: (u.section, u.files))
+    return units
+
+
+def split_parts(items: list, size: int = MAX_PER_SERIES) -> list[list]:
+    """At most `size` per posting, parts as even as possible."""
+    if not items:
+        return []
+    n = -(-len(items) // size)
+    per = -(-len(items) // n)
+    return [items[i:i + per] for i in range(0, len(items), per)]
+
+
+# ---------------------------------------------------------------- tree, worktree, build
+
+def check_kdir(kdir: str) -> None:
+    if not os.path.isdir(kdir):
+        raise Fail(f"KDIR={kdir}: no such directory")
+    if not (os.path.isfile(os.path.join(kdir, "Makefile")) and
+            os.path.isdir(os.path.join(kdir, "include", "linux")) and
+            os.path.isfile(os.path.join(kdir, "scripts", "checkpatch.pl"))):
+        raise Fail(f"KDIR={kdir}: not a kernel tree (no Makefile, include/linux, scripts/checkpatch.pl)")
+    if run(["git", "-C", kdir, "rev-parse", "--show-toplevel"]).stdout.strip() != \
+            os.path.realpath(kdir):
+        raise Fail(f"KDIR={kdir}: not the top of a git repository "
+                   f"(batches commit in a worktree; git init && git commit the tree first)")
+    dirty = run(["git", "-C", kdir, "status", "--porcelain", "--untracked-files=no"]).stdout.splitlines()
+    if dirty:
+        raise Fail(f"KDIR={kdir} has uncommitted changes ({len(dirty)} files, e.g. "
+                   f"{dirty[0][3:]}); commit or stash them, nothing was touched")
+
+
+def check_out(out: str) -> None:
+    try:
+        os.makedirs(out, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=out, prefix=".probe.")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise Fail(f"output directory {out}: not writable ({e.strerror})")
+
+
+def ensure_worktree(kdir: str, wt: str, base: str) -> None:
+    if os.path.isdir(wt) and run(["git", "-C", wt, "rev-parse", "--git-dir"]).returncode == 0:
+        git(wt, "checkout", "-q", "--detach", base)
+    else:
+        if os.path.exists(wt):
+            shutil.rmtree(wt)
+        git(kdir, "worktree", "prune")
+        os.makedirs(os.path.dirname(wt), exist_ok=True)
+        git(kdir, "worktree", "add", "-q", "--detach", wt, base)
+    reset_worktree(wt, base)
+
+
+def reset_worktree(wt: str, base: str) -> None:
+    git(wt, "reset", "-q", "--hard", base)
+    git(wt, "clean", "-fdq")
+
+
+def ensure_objdir(wt: str, obj: str, jobs: int) -> None:
+    stamp = os.path.join(obj, ".batches-prepared")
+    if os.path.isfile(stamp):
+        return
+    os.makedirs(obj, exist_ok=True)
+    t0 = time.time()
+    log(f"configuring {obj} (allmodconfig, sanitizers and debug info off) and make prepare; cached after")
+    nice = ["nice", "make", "-s", "-C", wt, f"O={obj}"]
+    for cmd in (nice + ["allmodconfig"],
+                ["./scripts/config", "--file", os.path.join(obj, ".config")]
+                + [a for o in CONFIG_DISABLE for a in ("-d", o)]
+                + [a for o in CONFIG_ENABLE for a in ("-e", o)],
+                nice + ["olddefconfig"], nice + [f"-j{jobs}", "prepare"]):
+        proc = run(cmd, cwd=wt)
+        if proc.returncode:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:]
+            raise Fail(f"kernel build setup failed: {' '.join(cmd[:4])}: {tail}")
+    with open(stamp, "w") as f:
+        f.write(f"prepared in {time.time() - t0:.0f}s\n")
+
+
+def compile_targets(wt: str, path: str) -> list[str]:
+    """The .c files to compile for a changed path (a header: the .c files beside it that include it)."""
+    if path.endswith(".c"):
+        return [path]
+    if path.endswith(".h"):
+        d = os.path.dirname(path)
+        base = os.path.basename(path)
+        out = []
+        for name in sorted(os.listdir(os.path.join(wt, d))):
+            if name.endswith(".c"):
+                with open(os.path.join(wt, d, name), encoding="utf-8", errors="replace") as f:
+                    if f'"{base}"' in f.read():
+                        out.append(os.path.join(d, name))
+        return out[:4]
+    return []
+
+
+def compile_one(wt: str, obj: str, cfile: str, cache_dir: str, key_extra: str) -> dict:
+    """Compile cfile with C=1 CHECK=sparse; cached by content (file, config, changed headers)."""
+    with open(os.path.join(wt, cfile), "rb") as f:
+        content = f.read()
+    blob = hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+    with open(os.path.join(obj, ".config"), "rb") as f:
+        cfg = hashlib.sha1(f.read()).hexdigest()
+    key = hashlib.sha1(f"{cfile}\0{blob}\0{cfg}\0{key_extra}".encode()).hexdigest()
+    cpath = os.path.join(cache_dir, key + ".json")
+    if os.path.isfile(cpath):
+        with open(cpath, encoding="utf-8") as f:
+            res = json.load(f)
+        res["cached"] = True
+        return res
+    ofile = os.path.join(obj, cfile[:-2] + ".o")
+    if os.path.exists(ofile):
+        os.unlink(ofile)
+    t0 = time.time()
+    cmd = ["nice", "make", "-C", wt, f"O={obj}", "C=1", "CHECK=sparse", cfile[:-2] + ".o"]
+    proc = run(cmd, cwd=wt)
+    if proc.returncode and not DIAG_ANY.search(proc.stdout + proc.stderr):
+        proc = run(cmd, cwd=wt)  # a make failure the compiler does not explain: once more
+    out = proc.stdout + proc.stderr
+    diags = []
+    for line in out.splitlines():
+        m = DIAG.match(line.strip())
+        if m:
+            f = re.sub(r"^(\.\./)+", "", m["file"])
+            if f.startswith(wt + "/"):
+                f = f[len(wt) + 1:]
+            diags.append({"file": f, "line": int(m["line"]), "kind": m["kind"], "msg": m["msg"]})
+    built = os.path.exists(ofile)
+    res = {"file": cfile, "blob": blob, "rc": proc.returncode, "built": built,
+           "sparse_ran": bool(re.search(r"^\s+CHECK\s", out, re.M)),
+           "diags": diags, "seconds": round(time.time() - t0, 1),
+           "tail": [l.replace(wt + "/", "") for l in out.splitlines()
+                    if re.search(r"error|No rule", l, re.I) and not l.startswith("make")][:6]
+                   or [l.replace(wt + "/", "") for l in out.splitlines()][-6:]}
+    target = cfile[:-2] + ".o"
+    if proc.returncode and not built and not diags and \
+            re.search(rf"No rule to make target '{re.escape(target)}'", out):
+        res["not_built"] = True
+    if proc.returncode == 0 or diags or res.get("not_built"):
+        # Only a result the compiler explains is kept; anything else is redone next time.
+        os.makedirs(cache_dir, exist_ok=True)
+        with open(cpath + ".tmp", "w", encoding="utf-8") as f:
+            json.dump(res, f)
+        os.replace(cpath + ".tmp", cpath)
+    res["cached"] = False
+    return res
+
+
+def diag_key(d: dict) -> tuple[str, str, str]:
+    return (d["file"], d["kind"], d["msg"])
+
+
+def judge_compile(unit: Unit, base: dict[str, dict], new: dict[str, dict],
+                  pieces: dict[str, str]) -> None:
+    comp_lines: list[str] = []
+    sparse_lines: list[str] = []
+    status_c, status_s = "ok", "clean"
+    changed_lines = {f: added_lines(pieces[f]) for f in unit.files if f in pieces}
+    for cfile, r in new.items():
+        unit.compiled[cfile] = r["blob"]
+        if r.get("not_built"):
+            continue
+        b0 = base.get(cfile)
+        if b0 is not None and not b0["built"]:
+            # It does not build before the patch either: this config (x86_64
+            # allmodconfig) does not build it (another arch, a broken driver).
+            r["not_built"] = True
+            comp_lines.append(f"{cfile}: does not compile before the patch either: "
+                              + (b0["tail"][0] if b0["tail"] else f"make exited {b0['rc']}"))
+            continue
+        if not r["built"]:
+            status_c = "error"
+            comp_lines += r["tail"] or [f"{cfile}: make exited {r['rc']}"]
+            continue
+        if not r["sparse_ran"]:
+            status_s = "sparse did not run"
+        b = collections.Counter(diag_key(d) for d in base.get(cfile, {}).get("diags", []))
+        for d in r["diags"]:
+            k = diag_key(d)
+            if b[k]:
+                b[k] -= 1
+                continue
+            in_changed = d["line"] in changed_lines.get(d["file"], set())
+            text = f"{d['file']}:{d['line']}: {d['kind']}: {d['msg']}" + \
+                ("" if in_changed else " (not in a changed line)")
+            is_sparse = not re.search(r"\[-W[\w=-]+\]$", d["msg"])
+            if d["kind"] == "error":
+                status_c = "error"
+                comp_lines.append(text)
+            elif is_sparse:
+                sparse_lines.append(text)
+                if in_changed:
+                    status_s = "new warning"
+            else:
+                comp_lines.append(text)
+                if in_changed and status_c == "ok":
+                    status_c = "new warning"
+    if new and all(r.get("not_built") for r in new.values()):
+        status_c = status_s = "not built"
+        comp_lines.append("not built by this config (x86_64 allmodconfig): unchecked")
+    if not new:
+        status_c = status_s = "not built"
+        comp_lines.append("no .c file to compile for " + ", ".join(unit.files))
+    unit.compile, unit.compile_lines = status_c, comp_lines
+    unit.sparse, unit.sparse_lines = status_s, sparse_lines
+
+
+def commit_unit(wt: str, unit: Unit, env: dict[str, str]) -> str:
+    proc = run(["git", "-C", wt, "apply", "--index", "-"], inp=unit.diff)
+    if proc.returncode:
+        raise Fail(f"{unit.files[0]}: the diff does not apply to the tree's HEAD: "
+                   f"{proc.stderr.strip().splitlines()[:1]}")
+    git(wt, "commit", "-q", "-F", "-", env=env, inp=unit.subject + "\n\n" + unit.body)
+    return git(wt, "rev-parse", "HEAD").strip()
+
+
+def run_checkpatch(wt: str, patch_text: str) -> tuple[str, list[str]]:
+    proc = run(["perl", "scripts/checkpatch.pl", "--strict", "--terse", "--show-types", "-"],
+               cwd=wt, inp=patch_text)
+    lines = [l for l in proc.stdout.splitlines() if l.strip()]
+    problems = [l for l in lines if re.search(r"\b(ERROR|WARNING|CHECK):", l)]
+    if proc.returncode == 0 and not problems:
+        return "clean", lines[-1:]
+    return "failed", problems or lines
+
+
+# ---------------------------------------------------------------- series output
+
+def fill_cover(path: str, subject: str, blurb: str) -> None:
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if "*** SUBJECT HERE ***" not in text or "*** BLURB HERE ***" not in text:
+        raise Fail(f"{path}: format-patch cover letter without placeholders")
+    text = text.replace("*** SUBJECT HERE ***", subject).replace("*** BLURB HERE ***", blurb.rstrip())
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def cover_blurb(section: str, units: list[Unit], held: list[Unit], other_sites: list[Site],
+                ctx: dict, part: str) -> str:
+    nsites = sum(1 for u in units for s in u.sites if s.verdict == "converted")
+    nfiles = sum(len(u.files) for u in units)
+    used = list(dict.fromkeys(t for u in units for t in re.findall(r"-> (\w+)\(\)", u.body)))
+    out = [wrap(
+        f"This series{part} converts {nsites} uninterruptible sleeps in {nfiles} "
+        f"files of {section} to their killable twins"
+        f"{' (' + func_list(used) + ')' if used else ''}, "
+        f"one patch per {'file' if all(len(u.files) == 1 for u in units) else 'driver'}.")]
+    out.append(wrap(
+        "Why: every converted site is reachable from a system call (file "
+        "operations, ioctl, sysfs/debugfs attributes). An uninterruptible sleep "
+        "there leaves the task in D state, deaf to SIGKILL, when the wakeup "
+        "never comes. The killable twin sleeps the same way but wakes for a "
+        "fatal signal; the task then dies, so the new error return never reaches "
+        "user space and behaviour is unchanged for everyone else."))
+    out.append(wrap(
+        f"How it was generated: killable {ctx['tool_rev']} (Coccinelle rules, "
+        f"spatch {ctx['spatch']}), `make batches M={ctx['m']}` on {ctx['tree']} "
+        f"({ctx['base'][:12]}). Sites are converted only where the error can be "
+        f"returned without leaking what the function holds; the rest are listed "
+        f"below and left for a human."))
+    out.append(wrap(
+        "How it was checked: every patch passes scripts/checkpatch.pl --strict; "
+        "every changed file was compiled with `make C=1 CHECK=sparse` on "
+        f"allmodconfig ({ctx['config_note']}) with no compiler error and no new "
+        "compiler or sparse warning in a changed line. Not runtime-tested on "
+        "this hardware; killable's own boot test SIGKILLs each primitive family "
+        "under qemu."))
+    left = [s for s in other_sites if s.verdict != "converted" and s.verdict != "not on a syscall path"]
+    if left:
+        out.append("Left alone in these files (syscall-reachable, not converted):")
+        for s in left:
+            out.append(textwrap.fill(f"{s.where()} {s.func}(): {s.prim}: {s.verdict}", WRAP,
+                                     initial_indent="  ", subsequent_indent="    "))
+    idle = sum(1 for s in other_sites if s.verdict == "not on a syscall path")
+    if idle:
+        out.append(f"({idle} other sleeps in these files are not on a syscall path.)")
+    if held:
+        out.append("Held back (failed a check, not in this series):")
+        for u in held:
+            out.append(f"  {u.subject}: checkpatch {u.checkpatch}, compile {u.compile}, "
+                       f"sparse {u.sparse}")
+    return "\n\n".join(out[:4]) + "\n\n" + "\n".join(out[4:]) + "\n"
+
+
+def common_prefix(prefixes: list[str]) -> str:
+    """The leading `a: b:` words every prefix shares ("misc: mei:" and "misc: lkdtm:" -> "misc:")."""
+    split = [p.split() for p in prefixes]
+    out: list[str] = []
+    for words in zip(*split):
+        if len(set(words)) != 1:
+            break
+        out.append(words[0])
+    return " ".join(out)
+
+
+def write_series(wt: str, base: str, name: str, section: str, units: list[Unit],
+                 held: list[Unit], sites: list[Site], outdir: str, ctx: dict,
+                 env: dict[str, str], part: str) -> dict:
+    reset_worktree(wt, base)
+    for u in units:
+        commit_unit(wt, u, env)
+    sdir = os.path.join(outdir, name)
+    if os.path.isdir(sdir):
+        shutil.rmtree(sdir)
+    cc = list(dict.fromkeys(a for u in units for a in u.cc))
+    cmd = ["format-patch", "-q", "--cover-letter", f"--base={base}", "--thread=shallow",
+           "-o", sdir] + [f"--cc={a}" for a in cc] + [f"{base}..HEAD"]
+    git(wt, *cmd, env=env)
+    files = sorted(f for f in os.listdir(sdir) if f.endswith(".patch"))
+    head = common_prefix([u.prefix for u in units]) or units[0].prefix
+    csubj = f"{head} make syscall paths killable{part and ' (' + part.strip(' ,') + ')'}"
+    files_in = {f for u in units for f in u.files}
+    others = [s for s in sites if s.file in files_in]
+    fill_cover(os.path.join(sdir, files[0]), csubj[:SUBJECT_MAX],
+               cover_blurb(section, units, held, others, ctx, part))
+    with open(os.path.join(sdir, ".killable-batch"), "w") as f:
+        f.write(section + "\n")
+    return {"name": name, "section": section, "dir": os.path.relpath(sdir, outdir),
+            "cover": files[0], "cover_subject": csubj[:SUBJECT_MAX],
+            "patches": [dict(file=pf, **unit_record(u)) for pf, u in zip(files[1:], units)]}
+
+
+def unit_record(u: Unit) -> dict:
+    return {"subject": u.subject, "files": u.files, "checkpatch": u.checkpatch,
+            "checkpatch_lines": u.checkpatch_lines, "compile": u.compile,
+            "compile_lines": u.compile_lines, "sparse": u.sparse, "sparse_lines": u.sparse_lines,
+            "compiled": u.compiled, "needs": u.needs,
+            "sites": [dataclasses.asdict(s) for s in u.sites if s.verdict == "converted"]}
+
+
+def clear_series(out: str) -> None:
+    """Remove the series a previous run wrote (only directories marked as ours)."""
+    for d in os.listdir(out):
+        if os.path.isfile(os.path.join(out, d, ".killable-batch")):
+            shutil.rmtree(os.path.join(out, d))
+
+
+def write_summary(outdir: str, ctx: dict, series: list[dict], held: list[Unit],
+                  times: dict[str, float]) -> None:
+    lines = [f"# killable batches: {ctx['m']}", "",
+             f"Tree {ctx['tree']} at {ctx['base'][:12]}; killable {ctx['tool_rev']}, "
+             f"spatch {ctx['spatch']}; build {ctx['obj']} ({ctx['config_note']}).", "",
+             "| series | patch | subject | checkpatch | compile | sparse |",
+             "|---|---|---|---|---|---|"]
+    for s in series:
+        for p in s["patches"]:
+            lines.append(f"| {s['dir']} | {p['file']} | {p['subject']} | {p['checkpatch']} | "
+                         f"{p['compile']} | {p['sparse']} |")
+    if not series:
+        lines.append("| (none) | | nothing converted, or every patch held back | | | |")
+    if held:
+        lines += ["", "## Held back (not in any series)", ""]
+        for u in held:
+            lines.append(f"- `{u.subject}` ({', '.join(u.files)}): checkpatch {u.checkpatch}, "
+                         f"compile {u.compile}, sparse {u.sparse}")
+            for l in u.checkpatch_lines if u.checkpatch != "clean" else []:
+                lines.append(f"    - {l}")
+            for l in u.compile_lines + u.sparse_lines:
+                lines.append(f"    - {l}")
+            if u.needs:
+                lines.append(f"    - needs kernel-patches/{', '.join(u.needs)} (twin not in this tree)")
+    notes = [f"- {p['file']}: {l}" for s in series for p in s["patches"]
+             for l in p["compile_lines"] + p["sparse_lines"]]
+    if notes:
+        lines += ["", "## Warnings outside changed lines (did not block)", ""] + notes
+    lines += ["", "## Times", ""] + [f"- {k}: {v:.0f}s" if v or not k.startswith("(") else f"- {k}"
+                                     for k, v in times.items()]
+    with open(os.path.join(outdir, "SUMMARY.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+# ---------------------------------------------------------------- main
+
+def spatch_version() -> str:
+    m = re.search(r"spatch version (\S+)", run(["spatch", "--version"]).stdout)
+    return m.group(1) if m else "unknown"
+
+
+def run_rules(args: argparse.Namespace, mode: str, combined: str) -> str:
+    cmd = ["nice", sys.executable, os.path.join(TOP, "scripts", "coccicheck.py"), "--kdir",
+           args.kdir, "--mode", mode, "--cocci", combined, "-j", str(args.jobs), "-m", args.m]
+    if args.reach:
+        cmd += ["--reach", os.path.abspath(args.reach)]
+    proc = run(cmd)
+    if proc.returncode:
+        tail = proc.stderr.strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
+        raise Fail(f"coccicheck --mode {mode} failed: {tail[0]}")
+    return proc.stdout
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kdir", required=True, help="kernel tree (a clean git repository)")
+    ap.add_argument("-m", "--m", required=True, help="subdirectory or file, relative to KDIR")
+    ap.add_argument("--reach", default="", help="cross-file reachability TSV from make audit")
+    ap.add_argument("--cache", default=os.path.expanduser("~/.cache/killable"))
+    ap.add_argument("--out", default=os.path.join(TOP, "out", "batches"))
+    ap.add_argument("--obj", default="", help="build directory (default CACHE/batches-obj/<tree id>)")
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--patch-file", default="", help="use this patch-mode diff instead of running the rules")
+    ap.add_argument("--report-file", default="", help="use this report-mode output instead of running the rules")
+    ap.add_argument("--no-compile", action="store_true", help="skip the compile/sparse step (reported)")
+    ap.add_argument("--allow-unbuilt", action="store_true",
+                    help="ship patches to files this config does not build (marked in SUMMARY.md)")
+    ap.add_argument("--per-driver", action="store_true",
+                    help="one commit per driver directory instead of one per file")
+    ap.add_argument("--max-per-series", type=int, default=MAX_PER_SERIES)
+    args = ap.parse_args()
+    try:
+        return batches(args)
+    except Fail as e:
+        print(f"batches: {e}", file=sys.stderr)
+        return 2
+
+
+def batches(args: argparse.Namespace) -> int:
+    t_start = time.time()
+    times: dict[str, float] = {}
+    args.kdir = os.path.abspath(args.kdir)
+    args.out = os.path.abspath(args.out)
+    check_kdir(args.kdir)
+    if not os.path.exists(os.path.join(args.kdir, args.m)):
+        raise Fail(f"M={args.m}: not found in {args.kdir}")
+    check_out(args.out)
+    twins = load_twins()
+    base = git(args.kdir, "rev-parse", "HEAD").strip()
+    # One worktree and one build directory per tree (not per HEAD): a new HEAD
+    # is checked out in the same worktree and make rebuilds only what changed.
+    real = os.path.realpath(args.kdir)
+    tid = slug(os.path.basename(real)) + "-" + hashlib.sha1(real.encode()).hexdigest()[:8]
+    bcache = os.path.join(args.cache, "batches")
+    os.makedirs(bcache, exist_ok=True)
+    lockf = open(os.path.join(bcache, "lock"), "w")
+    try:
+        fcntl.flock(lockf, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        log("another make batches holds the lock; waiting")
+        fcntl.flock(lockf, fcntl.LOCK_EX)
+
+    # 1. The rules, patch and report mode.
+    t0 = time.time()
+    if args.patch_file and args.report_file:
+        try:
+            with open(args.patch_file, encoding="utf-8") as f:
+                diff = f.read()
+            with open(args.report_file, encoding="utf-8") as f:
+                report = f.read()
+        except OSError as e:
+            raise Fail(f"{e.filename}: {e.strerror}")
+    elif args.patch_file or args.report_file:
+        raise Fail("--patch-file and --report-file go together")
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            combined = os.path.join(tmp, "killable-all.cocci")
+            run([sys.executable, os.path.join(TOP, "scripts", "gen_family_rules.py"),
+                 "--combined", combined], check=True)
+            log(f"rules in patch mode on {args.m}")
+            diff = run_rules(args, "patch", combined)
+            log(f"rules in report mode on {args.m}")
+            report = run_rules(args, "report", combined)
+    times["rules (patch + report mode)"] = time.time() - t0
+    sites = parse_report(report)
+    pieces = split_diff(diff)
+    for name, text in (("killable.diff", diff), ("report.txt", report)):
+        with open(os.path.join(args.out, name), "w", encoding="utf-8") as f:
+            f.write(text)
+    log(f"{len(pieces)} files changed, {sum(s.verdict == 'converted' for s in sites)} sites converted")
+
+    # 2. Units (commits) and their series.
+    t0 = time.time()
+    units = build_units(args.kdir, pieces, sites, twins, args.per_driver)
+    times["grouping (get_maintainer)"] = time.time() - t0
+
+    ctx = {"m": args.m, "tree": os.path.basename(args.kdir.rstrip("/")), "base": base,
+           "tool_rev": git(TOP, "rev-parse", "--short", "HEAD", check=False).strip() or "(no git)",
+           "spatch": spatch_version(), "obj": "", "config_note": "nothing compiled"}
+    clear_series(args.out)
+    if not units:
+        times["total"] = time.time() - t_start
+        write_summary(args.out, ctx, [], [], times)
+        with open(os.path.join(args.out, "batches.json"), "w", encoding="utf-8") as f:
+            json.dump({"ctx": ctx, "series": [], "held": [], "times": times}, f, indent=1)
+        print(f"batches: nothing converted in {args.m}; no series")
+        return 0
+
+    # 3. Worktree, build directory.
+    wt = os.path.join(bcache, f"src-{tid}")
+    obj = os.path.abspath(args.obj) if args.obj else os.path.join(args.cache, "batches-obj", tid)
+    ensure_worktree(args.kdir, wt, base)
+    now = time.strftime("%Y-%m-%dT%H:%M:%S+0000", time.gmtime())
+    env = dict(os.environ, GIT_AUTHOR_NAME=AUTHOR[0], GIT_AUTHOR_EMAIL=AUTHOR[1],
+               GIT_COMMITTER_NAME=AUTHOR[0], GIT_COMMITTER_EMAIL=AUTHOR[1],
+               GIT_AUTHOR_DATE=now, GIT_COMMITTER_DATE=now)
+    config_note = "compile skipped (--no-compile)"
+    if units and not args.no_compile:
+        t0 = time.time()
+        ensure_objdir(wt, obj, args.jobs)
+        times["configure + prepare (cached)"] = time.time() - t0
+        config_note = ("sanitizers, gcc plugins, BTF and debug info off, WERROR off; "
+                       "sparse " + run(["sparse", "--version"]).stdout.strip())
+
+    # 4. Check every unit: checkpatch on its own patch, compile at base and patched.
+    t0 = time.time()
+    cdir = os.path.join(bcache, "compile-cache")
+    headers_diff = "".join(pieces[f] for f in pieces if f.endswith(".h"))
+    hkey = hashlib.sha1(headers_diff.encode()).hexdigest()
+    targets = {u.files[0]: sorted({c for f in u.files for c in compile_targets(wt, f)}) for u in units}
+    base_res: dict[str, dict] = {}
+    if not args.no_compile:
+        for u in units:
+            for c in targets[u.files[0]]:
+                base_res[c] = compile_one(wt, obj, c, cdir, base)
+    times["compile at base"] = time.time() - t0
+    t0 = time.time()
+    for u in units:
+        sha = commit_unit(wt, u, env)
+        patch_text = git(wt, "format-patch", "--stdout", "-1", sha, env=env)
+        u.checkpatch, u.checkpatch_lines = run_checkpatch(wt, patch_text)
+    times["checkpatch"] = time.time() - t0
+    t0 = time.time()
+    cached_new: list[bool] = []
+    for u in units:
+        if args.no_compile:
+            u.compile = u.sparse = "skipped"
+            continue
+        new = {c: compile_one(wt, obj, c, cdir, base + hkey) for c in targets[u.files[0]]}
+        cached_new += [r["cached"] for r in new.values()]
+        judge_compile(u, base_res, new, pieces)
+        if u.needs and u.compile != "ok":
+            u.compile_lines.append(f"needs kernel-patches/{', '.join(u.needs)}")
+    times["compile patched"] = time.time() - t0
+    if not args.no_compile:
+        allres = list(base_res.values()) + [{"cached": c} for c in cached_new]
+        times[f"(compiles: {len(allres)}, from cache: {sum(r['cached'] for r in allres)})"] = 0.0
+    reset_worktree(wt, base)
+
+    # 5. Series.
+    ok = [u for u in units if u.ok(args.allow_unbuilt) or (args.no_compile and u.checkpatch == "clean")]
+    held = [u for u in units if u not in ok]
+    by_section: dict[str, list[Unit]] = collections.defaultdict(list)
+    for u in ok:
+        by_section[u.section].append(u)
+    held_by: dict[str, list[Unit]] = collections.defaultdict(list)
+    for u in held:
+        held_by[u.section].append(u)
+    ctx.update(obj=obj, config_note=config_note)
+    t0 = time.time()
+    series = []
+    for section, us in sorted(by_section.items()):
+        parts = split_parts(us, args.max_per_series)
+        for i, pu in enumerate(parts, 1):
+            name = slug(section) + (f"-part{i}" if len(parts) > 1 else "")
+            part = f", part {i} of {len(parts)}" if len(parts) > 1 else ""
+            series.append(write_series(wt, base, name, section, pu, held_by.get(section, []),
+                                       sites, args.out, ctx, env, part))
+    reset_worktree(wt, base)
+    times["format-patch"] = time.time() - t0
+    times["total"] = time.time() - t_start
+    write_summary(args.out, ctx, series, held, times)
+    with open(os.path.join(args.out, "batches.json"), "w", encoding="utf-8") as f:
+        json.dump({"ctx": ctx, "series": series, "worktree": wt,
+                   "held": [dict(**unit_record(u), section=u.section) for u in held],
+                   "times": times}, f, indent=1)
+    npatch = sum(len(s["patches"]) for s in series)
+    print(f"batches: {len(series)} series, {npatch} patches, {len(held)} held back; "
+          f"{os.path.relpath(os.path.join(args.out, 'SUMMARY.md'))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
