@@ -152,9 +152,9 @@ check-smoke: kernel-cache
 	@$(PYTHON) tests/kernel_coccicheck.py --kdir $(KCACHE)
 	@$(PYTHON) tests/smoke_real_tree.py --kdir $(KCACHE) -j $(J)
 
-## make check: every test (fast tier, real-tree smoke, audit, kernel patches and the boot test)
+## make check: every test (fast tier, real-tree smoke, audit, batches, kernel patches and the boot test)
 check: deps
-	@rc=0; for t in check-fast check-smoke check-audit check-kernel; do \
+	@rc=0; for t in check-fast check-smoke check-audit check-batches kernel-patches-check check-kernel; do \
 		echo "== $$t"; $(MAKE) --no-print-directory $$t || rc=1; \
 	done; exit $$rc
 

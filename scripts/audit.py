@@ -542,6 +542,7 @@ class Options:
     graph_scope: str = "tree"
     files: list[str] = field(default_factory=list)
     progress: bool = True
+    strict_scan: bool = False
 
 
 def audit(o: Options) -> dict:
@@ -568,7 +569,8 @@ def audit(o: Options) -> dict:
     # 1. graph
     t0 = time.time()
     scope = [sub] if (o.graph_scope == "subdir" and sub) else None
-    res = callgraph.compute(kdir, o.cache, o.jobs, scope, progress=o.progress)
+    res = callgraph.compute(kdir, o.cache, o.jobs, scope, progress=o.progress,
+                            reuse_stale=not o.strict_scan)
     parts: dict[str, list[str]] = {}
     for line in callgraph.reach_lines(res):
         parts.setdefault(line.split("\t", 1)[0], []).append(line + "\n")
@@ -674,6 +676,8 @@ def main() -> int:
     ap.add_argument("--merge", nargs="+", metavar="RESULT", help="merge shard results")
     ap.add_argument("--files", nargs="*", default=[], help="audit these relpaths only")
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--strict-scan", action="store_true",
+                    help="rescan files whose graph facts come from an older csource version")
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, on_sigterm)
     try:
@@ -696,7 +700,8 @@ def main() -> int:
                     reports=os.path.abspath(args.reports),
                     timeout=args.timeout, chunk=args.chunk, spflags=args.spflags.split(),
                     shard=shard, out=args.out, graph_scope=args.graph_scope,
-                    files=args.files, progress=not args.no_progress)
+                    files=args.files, progress=not args.no_progress,
+                    strict_scan=args.strict_scan)
         d = audit(o)
     except AuditError as e:
         print(f"audit: error: {e}", file=sys.stderr)

@@ -91,6 +91,11 @@ def run_stats(reports: str) -> dict:
     return {}
 
 
+def graph_rescanned(stats: dict) -> int:
+    g = stats.get("graph", {})
+    return g.get("files", 0) + g.get("headers", 0) - g.get("scan_cache_hits", 0)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description="Benchmark the audit against coccicheck.")
     ap.add_argument("--kdir", default=os.path.expanduser("~/.cache/killable/linux-6.1"))
@@ -179,7 +184,7 @@ def main() -> int:
     ts = res["touch"]["stats"]
     print(f"audit after touching {res['touch']['file']}: spatch reran "
           f"{ts.get('spatch_ran_files', 0)} file(s), graph rescanned "
-          f"{ts.get('graph', {}).get('files', 0) - ts.get('graph', {}).get('scan_cache_hits', 0)}")
+          f"{graph_rescanned(ts)} file(s)")
     if "cold_j1" in res:
         s = res["cold_j1"]["wall"] / res["cold"]["wall"]
         print(f"-j scaling: J=1 {res['cold_j1']['wall']:.1f}s, J={args.jobs} "

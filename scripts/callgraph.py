@@ -136,6 +136,7 @@ class ScanJob:
     version: str
     interesting: frozenset[str]
     table: reachability.RootTable
+    reuse_stale: bool = True
 
 
 def compact_facts(ff: csource.FileFacts, table: reachability.RootTable) -> dict:
@@ -297,6 +298,62 @@ def local_macros(rel: str, ff: dict, dir_macros: dict[str, set[str]]) -> set[str
     return m
 
 
+STALE_RE = re.compile(r"^[0-9a-f]{40}-(?:(?P<g>g[0-9a-f]{16}-t\d+-m1h?)|(?P<t>t\d[0-9a-f]{16})|"
+                      r"(?P<c>[0-9a-f]{16}))\.json$")
+
+
+def stale_facts(job: ScanJob, sha: str) -> dict | None:
+    """Facts of the same content from an older scanner version, if any.
+
+    csource.py and the root tables change often while the rules are worked
+    on; a cold scan of the tree is ~15 min on 2 busy cores.  Reusing older
+    per-file facts keeps `make audit` usable; the count is reported and
+    --strict-scan turns it off."""
+    d = os.path.join(job.cache_dir, sha[:2])
+    try:
+        names = [n for n in os.listdir(d) if n.startswith(sha + "-")]
+    except OSError:
+        return None
+    header = job.relpath.endswith(".h")
+    best: dict[str, tuple[float, str]] = {}
+    for n in names:
+        m = STALE_RE.match(n)
+        if not m:
+            continue
+        kind = "g" if m.group("g") else "t" if m.group("t") else "c"
+        if kind == "g" and m.group("g").endswith("h") != header:
+            continue
+        try:
+            mt = os.path.getmtime(os.path.join(d, n))
+        except OSError:
+            continue
+        if kind not in best or mt > best[kind][0]:
+            best[kind] = (mt, n)
+
+    def load(kind: str) -> dict | None:
+        if kind not in best:
+            return None
+        try:
+            with open(os.path.join(d, best[kind][1]), encoding="utf-8") as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
+    g = load("g")
+    if g is not None:
+        return g
+    t = load("t")
+    if t is None:
+        return None
+    macros = macros_cached(job.kdir, job.relpath, job.cache_dir)
+    if header:
+        return {"types": t, "macros": macros}
+    c = load("c")
+    if c is None:
+        return None
+    return dict(c, types=t, macros=macros)
+
+
 def scan_both(job: ScanJob) -> tuple[str, dict, bool]:
     """Compact csource facts plus type facts and macros (headers: no functions).
 
@@ -314,6 +371,10 @@ def scan_both(job: ScanJob) -> tuple[str, dict, bool]:
             return job.relpath, json.load(f), True
     except (OSError, ValueError):
         pass
+    if job.reuse_stale:
+        old = stale_facts(job, sha)
+        if old is not None:
+            return job.relpath, dict(old, stale=True), True
     macros = macros_cached(job.kdir, job.relpath, job.cache_dir)
     if job.relpath.endswith(".h"):
         t = types_cached(job.kdir, job.relpath, job.cache_dir, job.version, [])
@@ -334,12 +395,12 @@ def quiet_worker() -> None:
 
 
 def scan_tree(kdir: str, files: list[str], cache: str, jobs: int,
-              table: reachability.RootTable, progress: bool = False) -> tuple[dict[str, dict], int]:
+              table: reachability.RootTable, progress: bool = False, reuse_stale: bool = True) -> tuple[dict[str, dict], int]:
     """Facts for all files; returns (facts by relpath, number of cache hits)."""
     version = scanner_version()
     cache_dir = os.path.join(cache, "audit-cache", "scan")
     interesting = table.interesting()
-    work = [ScanJob(kdir, f, cache_dir, version, interesting, table) for f in files]
+    work = [ScanJob(kdir, f, cache_dir, version, interesting, table, reuse_stale) for f in files]
     out: dict[str, dict] = {}
     hits = 0
     t0 = time.time()
@@ -533,15 +594,16 @@ def build_graph(facts: dict[str, dict], max_untyped: int = 8) -> Graph:
 
 @dataclass
 class Reach:
-    kinds: list[int]                 # node -> bitmask of root kinds
+    kinds: list[int]                 # node -> bitmask of all root kinds reaching it
     parent: list[int]                # node -> BFS parent (-1 root, -2 unreached)
     kind_names: list[str]
+    near: list[int] = field(default_factory=list)   # kinds of the nearest roots only
 
     def reached(self, nid: int) -> bool:
         return self.parent[nid] != -2
 
-    def kinds_of(self, nid: int) -> list[str]:
-        m = self.kinds[nid]
+    def kinds_of(self, nid: int, nearest: bool = False) -> list[str]:
+        m = self.near[nid] if nearest and self.near else self.kinds[nid]
         return [k for i, k in enumerate(self.kind_names) if m >> i & 1]
 
     def chain(self, g: Graph, nid: int) -> list[str]:
@@ -573,12 +635,21 @@ def propagate(g: Graph, roots: dict[int, set[str]], direct_only: bool = False) -
         edges = [g.direct.get(i, []) for i in range(n)]
     else:
         edges = g.edges
+    near = list(kinds)
+    dist = [-1] * n
+    for nid in roots:
+        dist[nid] = 0
     while queue:
         u = queue.popleft()
+        du = dist[u] + 1
         for v in edges[u]:
             if parent[v] == -2:
                 parent[v] = u
+                dist[v] = du
+                near[v] = near[u]
                 queue.append(v)
+            elif dist[v] == du:
+                near[v] |= near[u]
     # Kinds: worklist until no mask grows (each mask grows at most len(names) times).
     work: deque[int] = deque(sorted(roots))
     queued = bytearray(n)
@@ -595,7 +666,7 @@ def propagate(g: Graph, roots: dict[int, set[str]], direct_only: bool = False) -
                 if not queued[v]:
                     queued[v] = 1
                     work.append(v)
-    return Reach(kinds, parent, names)
+    return Reach(kinds, parent, names, near)
 
 
 @dataclass
@@ -610,7 +681,10 @@ class Result:
         if nid is None:
             return {"root_kinds": [], "mnf_kinds": [], "chain": "", "mnf_chain": "",
                     "known": False}
-        rec = {"root_kinds": self.sys.kinds_of(nid), "mnf_kinds": self.mnf.kinds_of(nid),
+        # Kinds of the nearest roots (those the chain could start from); every
+        # kind that reaches a deep function is in reach.tsv for the rules.
+        rec = {"root_kinds": self.sys.kinds_of(nid, nearest=True),
+               "mnf_kinds": self.mnf.kinds_of(nid, nearest=True),
                "chain": "", "mnf_chain": "", "known": True}
         if self.sys.reached(nid):
             rec["chain"] = " -> ".join(self.sys.chain(self.graph, nid))
@@ -649,14 +723,14 @@ def list_headers(kdir: str, subdirs: list[str] | None = None,
 
 
 def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
-            progress: bool = False) -> Result:
+            progress: bool = False, reuse_stale: bool = True) -> Result:
     table = reachability.load_tables()
     t0 = time.time()
     files = list_c_files(kdir, subdirs)
     headers = list_headers(kdir, subdirs)
     # The whole result is cached too, under a key over every file's content:
     # a warm run then costs reading and hashing the files, not 55k entries.
-    man = hashlib.sha256(f"{scanner_version()}|{TYPES_FORMAT}|m1|".encode())
+    man = hashlib.sha256(f"{scanner_version()}|{TYPES_FORMAT}|m1|{reuse_stale}|".encode())
     with open(os.path.abspath(__file__), "rb") as f:
         man.update(f.read())
     for rel in files + headers:
@@ -672,7 +746,8 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
         return res
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError):
         pass
-    facts, hits = scan_tree(kdir, files + headers, cache, jobs, table, progress)
+    facts, hits = scan_tree(kdir, files + headers, cache, jobs, table, progress, reuse_stale)
+    stale = sum(1 for ff in facts.values() if ff.get("stale"))
     t1 = time.time()
     g = build_graph(facts)
     t2 = time.time()
@@ -693,10 +768,23 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
              "syscall_reachable": sum(1 for p in sys_r.parent if p != -2),
              "mnf_reachable": sum(1 for p in mnf_r.parent if p != -2),
              "scan_s": round(t1 - t0, 2), "build_s": round(t2 - t1, 2),
-             "bfs_s": round(t3 - t2, 2), "graph_cached": False}
+             "bfs_s": round(t3 - t2, 2), "graph_cached": False,
+             "stale_scan_entries": stale}
     res = Result(g, sys_r, mnf_r, stats)
     atomic_write(gpath, pickle.dumps(res, protocol=pickle.HIGHEST_PROTOCOL))
+    prune(os.path.dirname(gpath), ".pickle", keep=4)
     return res
+
+
+def prune(d: str, suffix: str, keep: int) -> None:
+    """Remove all but the `keep` newest files ending in suffix."""
+    try:
+        fs = [os.path.join(d, f) for f in os.listdir(d) if f.endswith(suffix)]
+        fs.sort(key=os.path.getmtime, reverse=True)
+        for f in fs[keep:]:
+            os.unlink(f)
+    except OSError:
+        pass
 
 
 def reach_lines(res: Result) -> list[str]:
@@ -885,6 +973,8 @@ def main() -> int:
     ap.add_argument("--chains", help="write the chains TSV here")
     ap.add_argument("--query", action="append", default=[], metavar="RELPATH:FUNC",
                     help="print kinds and chains of one function")
+    ap.add_argument("--strict-scan", action="store_true",
+                    help="never reuse per-file facts of an older csource/root table version")
     ap.add_argument("--compare-frontends", action="store_true",
                     help="time csource, cscope and spatch call extraction on --subdir")
     args = ap.parse_args()
@@ -892,7 +982,8 @@ def main() -> int:
         sys.stdout.write(compare_frontends(args.kdir, args.subdir or ["drivers/char", "fs/proc"],
                                            args.jobs))
         return 0
-    res = compute(args.kdir, args.cache, args.jobs, args.subdir, progress=True)
+    res = compute(args.kdir, args.cache, args.jobs, args.subdir, progress=True,
+                  reuse_stale=not args.strict_scan)
     if args.reach:
         write_outputs(res, args.reach, args.chains)
     elif args.chains:

@@ -82,7 +82,10 @@ def summary_md(data: dict) -> str:
               f"{data['graph'].get('syscall_reachable', 0)} reachable from "
               f"{data['graph'].get('syscall_roots', 0)} syscall roots, "
               f"{data['graph'].get('mnf_reachable', 0)} from "
-              f"{data['graph'].get('mnf_roots', 0)} must-not-fail roots", ""]
+              f"{data['graph'].get('mnf_roots', 0)} must-not-fail roots"
+              + (f"; {data['graph']['stale_scan_entries']} files' graph facts come from an "
+                 "older csource/root-table version (--strict-scan rescans them)"
+                 if data['graph'].get('stale_scan_entries') else ""), ""]
     lines += ["## By verdict", ""]
     by_v = Counter(s["verdict"] for s in sites)
     lines += table(["verdict", "sites"], [[v, by_v.get(v, 0)] for v in VERDICTS])
