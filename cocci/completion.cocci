@@ -68,32 +68,6 @@ p << killable_enter.p;
 @@
 K.enter(p)
 
-// What a caller holds where it ignores a helper's result: the helper is
-// converted only if every such caller can return the error at once.
-@killable_callheld exists@
-position p;
-expression E;
-identifier f : script:python() { K.may_plumb(f) };
-identifier acq : script:python() { K.is_acquire(acq) };
-identifier rel : script:python() { K.is_release(rel) };
-@@
-(
-acq(E, ...)
-|
-E = acq(...)
-)
-... when != rel(E)
-    when != rel(E, ...)
-f@p(...);
-
-@script:python@
-p << killable_callheld.p;
-f << killable_callheld.f;
-acq << killable_callheld.acq;
-E << killable_callheld.E;
-@@
-K.record_callheld(p, f, acq, E)
-
 // ---- completion: `wait_for_completion(...);` statements ----
 // Each shape re-derives what is held at the sleep: a position does not
 // survive the rewrite of its function by an earlier shape.
@@ -108,38 +82,6 @@ p << completion_enter.p;
 @@
 K.enter(p)
 
-@completion_held_enter depends on report || org exists@
-position p;
-expression E;
-identifier prim = {wait_for_completion};
-identifier acq : script:python() { K.is_acquire(acq) };
-identifier rel : script:python() { K.is_release(rel) };
-@@
-(
-acq(E, ...)
-|
-E = acq(...)
-)
-... when != rel(E)
-    when != rel(E, ...)
-prim@p(...)
-
-@completion_held0_enter exists@
-position p;
-identifier prim = {wait_for_completion};
-identifier acq : script:python() { K.is_acquire(acq) };
-identifier rel : script:python() { K.is_release(rel) };
-@@
-acq()
-... when != rel()
-prim@p(...)
-
-@script:python depends on report || org@
-p << completion_held_enter.p;
-E << completion_held_enter.E;
-acq << completion_held_enter.acq;
-@@
-K.record_held(p, acq, E)
 
 // Nothing held, and a local already carries the result: keep the twin's code.
 @completion_held_a exists@
@@ -157,6 +99,13 @@ E = acq(...)
 ... when != rel(E)
     when != rel(E, ...)
 prim@p(...)
+
+@script:python depends on report || org@
+p << completion_held_a.p;
+E << completion_held_a.E;
+acq << completion_held_a.acq;
+@@
+K.record_held(p, acq, E)
 
 @completion_held0_a exists@
 position p;
@@ -240,7 +189,7 @@ es << completion_free_ret.es;
 K.report(p, prim, es, "converted")
 
 // Nothing held: return at once.
-@completion_held_b exists@
+@completion_held_b depends on patch exists@
 position p;
 expression E;
 identifier prim = {wait_for_completion};
@@ -256,7 +205,7 @@ E = acq(...)
     when != rel(E, ...)
 prim@p(...)
 
-@completion_held0_b exists@
+@completion_held0_b depends on patch exists@
 position p;
 identifier prim = {wait_for_completion};
 identifier acq : script:python() { K.is_acquire(acq) };
@@ -276,7 +225,7 @@ prim@p(es)
 @completion_free depends on !patch && (report || org)@
 identifier prim = {wait_for_completion};
 expression list es;
-position q != {completion_held_b.p, completion_held0_b.p};
+position q != {completion_held_a.p, completion_held0_a.p};
 position completion_ok_free.p;
 @@
   prim@p@q(es);
@@ -308,7 +257,7 @@ K.report(p, prim, es, "converted")
 
 // Something held, and an earlier error exit holds exactly the same: reuse
 // its label, which undoes what was taken before the sleep and nothing after.
-@completion_preset_c exists@
+@completion_preset_c depends on patch exists@
 position p;
 identifier prim = {wait_for_completion};
 identifier ret;
@@ -319,7 +268,7 @@ ret = -C;
 ... when != ret = E
 prim@p(...)
 
-@completion_presetd_c exists@
+@completion_presetd_c depends on patch exists@
 position p;
 identifier prim = {wait_for_completion};
 identifier ret;
@@ -374,7 +323,7 @@ expression list es;
 position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
-position q != {completion_preset_c.p, completion_presetd_c.p};
+position q != {completion_preset_a.p, completion_presetd_a.p};
 position completion_ok_goto_ret.p;
 @@
 (
@@ -646,7 +595,7 @@ es << completion_inline_lock.es;
 @@
 K.report(p, prim, es, "converted")
 
-@completion_held2_lock0 exists@
+@completion_held2_lock0 depends on patch exists@
 position p;
 expression E1, E2;
 identifier prim = {wait_for_completion};
@@ -687,7 +636,7 @@ identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
 identifier rel : script:python() { K.is_release(rel) };
 expression x;
 statement S;
-position q != completion_held2_lock0.p;
+position q != completion_held2_lock.p;
 position completion_ok_inline_lock0.p;
 @@
 (
@@ -744,7 +693,7 @@ es << completion_inline_lock0.es;
 @@
 K.report(p, prim, es, "converted")
 
-@completion_held2_alloc exists@
+@completion_held2_alloc depends on patch exists@
 position p;
 expression E1, E2;
 identifier prim = {wait_for_completion};
@@ -784,7 +733,7 @@ expression E;
 expression list es;
 identifier acq : script:python() { K.style_of(acq) == "alloc" };
 identifier rel : script:python() { K.is_release(rel) };
-position q != completion_held2_alloc.p;
+position q != completion_held2_lock.p;
 position completion_ok_inline_alloc.p;
 @@
 E = acq(...);
@@ -931,7 +880,7 @@ es << completion_tif.es;
 K.report(p, prim, es, "converted")
 
 // `x = wait(...);` into a local: test x < 0 right after.
-@completion_theld_b exists@
+@completion_theld_b depends on patch exists@
 position p;
 expression E;
 identifier prim = {wait_for_completion_timeout};
@@ -961,7 +910,7 @@ prim@p(es)
 identifier prim = {wait_for_completion_timeout};
 local idexpression x;
 expression list es;
-position q != completion_theld_b.p;
+position q != completion_theld_a.p;
 position completion_tok_b.p;
 @@
   x =
@@ -998,7 +947,7 @@ es << completion_tset.es;
 K.report(p, prim, es, "converted")
 
 // `return wait(...) ? a : b;`: nothing held.
-@completion_theld_r exists@
+@completion_theld_r depends on patch exists@
 position p;
 expression E;
 identifier prim = {wait_for_completion_timeout};
@@ -1028,7 +977,7 @@ prim@p(es)
 identifier prim = {wait_for_completion_timeout};
 expression list es;
 expression E1, E2;
-position q != completion_theld_r.p;
+position q != completion_theld_a.p;
 position completion_tok_r.p;
 symbol time_left;
 @@
@@ -1165,7 +1114,7 @@ es << completion_tset_lock.es;
 @@
 K.report(p, prim, es, "converted")
 
-@completion_theld2_ilock exists@
+@completion_theld2_ilock depends on patch exists@
 position p;
 expression E1, E2;
 identifier prim = {wait_for_completion_timeout};
@@ -1206,7 +1155,7 @@ expression E;
 statement S, S1;
 identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
 identifier rel : script:python() { K.is_release(rel) };
-position q != completion_theld2_ilock.p;
+position q != completion_theld2_ulock.p;
 position completion_tok_ilock.p;
 symbol time_left;
 @@
@@ -1266,7 +1215,7 @@ es << completion_tif_lock.es;
 K.report(p, prim, es, "converted")
 
 // One alloc held before a timed wait: undo it inline.
-@completion_theld2_ualloc exists@
+@completion_theld2_ualloc depends on patch exists@
 position p;
 expression E1, E2;
 identifier prim = {wait_for_completion_timeout};
@@ -1307,7 +1256,7 @@ expression list es;
 expression E;
 identifier acq : script:python() { K.style_of(acq) in ("alloc",) };
 identifier rel : script:python() { K.is_release(rel) };
-position q != completion_theld2_ualloc.p;
+position q != completion_theld2_ulock.p;
 position completion_tok_ualloc.p;
 @@
 E = acq(...);
@@ -1353,7 +1302,7 @@ es << completion_tset_alloc.es;
 @@
 K.report(p, prim, es, "converted")
 
-@completion_theld2_ialloc exists@
+@completion_theld2_ialloc depends on patch exists@
 position p;
 expression E1, E2;
 identifier prim = {wait_for_completion_timeout};
@@ -1394,7 +1343,7 @@ expression E;
 statement S1;
 identifier acq : script:python() { K.style_of(acq) in ("alloc",) };
 identifier rel : script:python() { K.is_release(rel) };
-position q != completion_theld2_ialloc.p;
+position q != completion_theld2_ulock.p;
 position completion_tok_ialloc.p;
 symbol time_left;
 @@

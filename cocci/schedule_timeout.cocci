@@ -68,32 +68,6 @@ p << killable_enter.p;
 @@
 K.enter(p)
 
-// What a caller holds where it ignores a helper's result: the helper is
-// converted only if every such caller can return the error at once.
-@killable_callheld exists@
-position p;
-expression E;
-identifier f : script:python() { K.may_plumb(f) };
-identifier acq : script:python() { K.is_acquire(acq) };
-identifier rel : script:python() { K.is_release(rel) };
-@@
-(
-acq(E, ...)
-|
-E = acq(...)
-)
-... when != rel(E)
-    when != rel(E, ...)
-f@p(...);
-
-@script:python@
-p << killable_callheld.p;
-f << killable_callheld.f;
-acq << killable_callheld.acq;
-E << killable_callheld.E;
-@@
-K.record_callheld(p, f, acq, E)
-
 // ---- schedule_timeout_poll: `schedule_timeout_uninterruptible(...);` statements ----
 // Each shape re-derives what is held at the sleep: a position does not
 // survive the rewrite of its function by an earlier shape.
@@ -108,38 +82,6 @@ p << schedule_timeout_poll_enter.p;
 @@
 K.enter(p)
 
-@schedule_timeout_poll_held_enter depends on report || org exists@
-position p;
-expression E;
-identifier prim = {schedule_timeout_uninterruptible};
-identifier acq : script:python() { K.is_acquire(acq) };
-identifier rel : script:python() { K.is_release(rel) };
-@@
-(
-acq(E, ...)
-|
-E = acq(...)
-)
-... when != rel(E)
-    when != rel(E, ...)
-prim@p(...)
-
-@schedule_timeout_poll_held0_enter exists@
-position p;
-identifier prim = {schedule_timeout_uninterruptible};
-identifier acq : script:python() { K.is_acquire(acq) };
-identifier rel : script:python() { K.is_release(rel) };
-@@
-acq()
-... when != rel()
-prim@p(...)
-
-@script:python depends on report || org@
-p << schedule_timeout_poll_held_enter.p;
-E << schedule_timeout_poll_held_enter.E;
-acq << schedule_timeout_poll_held_enter.acq;
-@@
-K.record_held(p, acq, E)
 
 // Nothing held, and a local already carries the result: keep the twin's code.
 @schedule_timeout_poll_held_a exists@
@@ -157,6 +99,13 @@ E = acq(...)
 ... when != rel(E)
     when != rel(E, ...)
 prim@p(...)
+
+@script:python depends on report || org@
+p << schedule_timeout_poll_held_a.p;
+E << schedule_timeout_poll_held_a.E;
+acq << schedule_timeout_poll_held_a.acq;
+@@
+K.record_held(p, acq, E)
 
 @schedule_timeout_poll_held0_a exists@
 position p;
@@ -240,7 +189,7 @@ es << schedule_timeout_poll_free_ret.es;
 K.report(p, prim, es, "converted")
 
 // Nothing held: return at once.
-@schedule_timeout_poll_held_b exists@
+@schedule_timeout_poll_held_b depends on patch exists@
 position p;
 expression E;
 identifier prim = {schedule_timeout_uninterruptible};
@@ -256,7 +205,7 @@ E = acq(...)
     when != rel(E, ...)
 prim@p(...)
 
-@schedule_timeout_poll_held0_b exists@
+@schedule_timeout_poll_held0_b depends on patch exists@
 position p;
 identifier prim = {schedule_timeout_uninterruptible};
 identifier acq : script:python() { K.is_acquire(acq) };
@@ -276,7 +225,7 @@ prim@p(es)
 @schedule_timeout_poll_free depends on !patch && (report || org)@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
-position q != {schedule_timeout_poll_held_b.p, schedule_timeout_poll_held0_b.p};
+position q != {schedule_timeout_poll_held_a.p, schedule_timeout_poll_held0_a.p};
 position schedule_timeout_poll_ok_free.p;
 @@
   prim@p@q(es);
@@ -309,7 +258,7 @@ K.report(p, prim, es, "converted")
 
 // Something held, and an earlier error exit holds exactly the same: reuse
 // its label, which undoes what was taken before the sleep and nothing after.
-@schedule_timeout_poll_preset_c exists@
+@schedule_timeout_poll_preset_c depends on patch exists@
 position p;
 identifier prim = {schedule_timeout_uninterruptible};
 identifier ret;
@@ -320,7 +269,7 @@ ret = -C;
 ... when != ret = E
 prim@p(...)
 
-@schedule_timeout_poll_presetd_c exists@
+@schedule_timeout_poll_presetd_c depends on patch exists@
 position p;
 identifier prim = {schedule_timeout_uninterruptible};
 identifier ret;
@@ -375,7 +324,7 @@ expression list es;
 position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
-position q != {schedule_timeout_poll_preset_c.p, schedule_timeout_poll_presetd_c.p};
+position q != {schedule_timeout_poll_preset_a.p, schedule_timeout_poll_presetd_a.p};
 position schedule_timeout_poll_ok_goto_ret.p;
 @@
 (
@@ -649,7 +598,7 @@ es << schedule_timeout_poll_inline_lock.es;
 @@
 K.report(p, prim, es, "converted")
 
-@schedule_timeout_poll_held2_lock0 exists@
+@schedule_timeout_poll_held2_lock0 depends on patch exists@
 position p;
 expression E1, E2;
 identifier prim = {schedule_timeout_uninterruptible};
@@ -690,7 +639,7 @@ identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
 identifier rel : script:python() { K.is_release(rel) };
 expression x;
 statement S;
-position q != schedule_timeout_poll_held2_lock0.p;
+position q != schedule_timeout_poll_held2_lock.p;
 position schedule_timeout_poll_ok_inline_lock0.p;
 @@
 (
@@ -748,7 +697,7 @@ es << schedule_timeout_poll_inline_lock0.es;
 @@
 K.report(p, prim, es, "converted")
 
-@schedule_timeout_poll_held2_alloc exists@
+@schedule_timeout_poll_held2_alloc depends on patch exists@
 position p;
 expression E1, E2;
 identifier prim = {schedule_timeout_uninterruptible};
@@ -788,7 +737,7 @@ expression E;
 expression list es;
 identifier acq : script:python() { K.style_of(acq) == "alloc" };
 identifier rel : script:python() { K.is_release(rel) };
-position q != schedule_timeout_poll_held2_alloc.p;
+position q != schedule_timeout_poll_held2_lock.p;
 position schedule_timeout_poll_ok_inline_alloc.p;
 @@
 E = acq(...);

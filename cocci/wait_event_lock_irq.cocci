@@ -68,32 +68,6 @@ p << killable_enter.p;
 @@
 K.enter(p)
 
-// What a caller holds where it ignores a helper's result: the helper is
-// converted only if every such caller can return the error at once.
-@killable_callheld exists@
-position p;
-expression E;
-identifier f : script:python() { K.may_plumb(f) };
-identifier acq : script:python() { K.is_acquire(acq) };
-identifier rel : script:python() { K.is_release(rel) };
-@@
-(
-acq(E, ...)
-|
-E = acq(...)
-)
-... when != rel(E)
-    when != rel(E, ...)
-f@p(...);
-
-@script:python@
-p << killable_callheld.p;
-f << killable_callheld.f;
-acq << killable_callheld.acq;
-E << killable_callheld.E;
-@@
-K.record_callheld(p, f, acq, E)
-
 // ---- wait_event_lock_irq: `wait_event_lock_irq(...);` statements ----
 // Each shape re-derives what is held at the sleep: a position does not
 // survive the rewrite of its function by an earlier shape.
@@ -108,38 +82,6 @@ p << wait_event_lock_irq_enter.p;
 @@
 K.enter(p)
 
-@wait_event_lock_irq_held_enter depends on report || org exists@
-position p;
-expression E;
-identifier prim = {wait_event_lock_irq};
-identifier acq : script:python() { K.is_acquire(acq) };
-identifier rel : script:python() { K.is_release(rel) };
-@@
-(
-acq(E, ...)
-|
-E = acq(...)
-)
-... when != rel(E)
-    when != rel(E, ...)
-prim@p(...)
-
-@wait_event_lock_irq_held0_enter exists@
-position p;
-identifier prim = {wait_event_lock_irq};
-identifier acq : script:python() { K.is_acquire(acq) };
-identifier rel : script:python() { K.is_release(rel) };
-@@
-acq()
-... when != rel()
-prim@p(...)
-
-@script:python depends on report || org@
-p << wait_event_lock_irq_held_enter.p;
-E << wait_event_lock_irq_held_enter.E;
-acq << wait_event_lock_irq_held_enter.acq;
-@@
-K.record_held(p, acq, E)
 
 // Nothing held, and a local already carries the result: keep the twin's code.
 @wait_event_lock_irq_held_a exists@
@@ -157,6 +99,13 @@ E = acq(...)
 ... when != rel(E)
     when != rel(E, ...)
 prim@p(...)
+
+@script:python depends on report || org@
+p << wait_event_lock_irq_held_a.p;
+E << wait_event_lock_irq_held_a.E;
+acq << wait_event_lock_irq_held_a.acq;
+@@
+K.record_held(p, acq, E)
 
 @wait_event_lock_irq_held0_a exists@
 position p;
@@ -240,7 +189,7 @@ es << wait_event_lock_irq_free_ret.es;
 K.report(p, prim, es, "converted")
 
 // Nothing held: return at once.
-@wait_event_lock_irq_held_b exists@
+@wait_event_lock_irq_held_b depends on patch exists@
 position p;
 expression E;
 identifier prim = {wait_event_lock_irq};
@@ -256,7 +205,7 @@ E = acq(...)
     when != rel(E, ...)
 prim@p(...)
 
-@wait_event_lock_irq_held0_b exists@
+@wait_event_lock_irq_held0_b depends on patch exists@
 position p;
 identifier prim = {wait_event_lock_irq};
 identifier acq : script:python() { K.is_acquire(acq) };
@@ -276,7 +225,7 @@ prim@p(es)
 @wait_event_lock_irq_free depends on !patch && (report || org)@
 identifier prim = {wait_event_lock_irq};
 expression list es;
-position q != {wait_event_lock_irq_held_b.p, wait_event_lock_irq_held0_b.p};
+position q != {wait_event_lock_irq_held_a.p, wait_event_lock_irq_held0_a.p};
 position wait_event_lock_irq_ok_free.p;
 @@
   prim@p@q(es);
@@ -308,7 +257,7 @@ K.report(p, prim, es, "converted")
 
 // Something held, and an earlier error exit holds exactly the same: reuse
 // its label, which undoes what was taken before the sleep and nothing after.
-@wait_event_lock_irq_preset_c exists@
+@wait_event_lock_irq_preset_c depends on patch exists@
 position p;
 identifier prim = {wait_event_lock_irq};
 identifier ret;
@@ -319,7 +268,7 @@ ret = -C;
 ... when != ret = E
 prim@p(...)
 
-@wait_event_lock_irq_presetd_c exists@
+@wait_event_lock_irq_presetd_c depends on patch exists@
 position p;
 identifier prim = {wait_event_lock_irq};
 identifier ret;
@@ -374,7 +323,7 @@ expression list es;
 position g : script:python() { K.best_goto(g) };
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
-position q != {wait_event_lock_irq_preset_c.p, wait_event_lock_irq_presetd_c.p};
+position q != {wait_event_lock_irq_preset_a.p, wait_event_lock_irq_presetd_a.p};
 position wait_event_lock_irq_ok_goto_ret.p;
 @@
 (
@@ -646,7 +595,7 @@ es << wait_event_lock_irq_inline_lock.es;
 @@
 K.report(p, prim, es, "converted")
 
-@wait_event_lock_irq_held2_lock0 exists@
+@wait_event_lock_irq_held2_lock0 depends on patch exists@
 position p;
 expression E1, E2;
 identifier prim = {wait_event_lock_irq};
@@ -687,7 +636,7 @@ identifier acq : script:python() { K.style_of(acq) in ("lock", "cond", "try") };
 identifier rel : script:python() { K.is_release(rel) };
 expression x;
 statement S;
-position q != wait_event_lock_irq_held2_lock0.p;
+position q != wait_event_lock_irq_held2_lock.p;
 position wait_event_lock_irq_ok_inline_lock0.p;
 @@
 (
@@ -744,7 +693,7 @@ es << wait_event_lock_irq_inline_lock0.es;
 @@
 K.report(p, prim, es, "converted")
 
-@wait_event_lock_irq_held2_alloc exists@
+@wait_event_lock_irq_held2_alloc depends on patch exists@
 position p;
 expression E1, E2;
 identifier prim = {wait_event_lock_irq};
@@ -784,7 +733,7 @@ expression E;
 expression list es;
 identifier acq : script:python() { K.style_of(acq) == "alloc" };
 identifier rel : script:python() { K.is_release(rel) };
-position q != wait_event_lock_irq_held2_alloc.p;
+position q != wait_event_lock_irq_held2_lock.p;
 position wait_event_lock_irq_ok_inline_alloc.p;
 @@
 E = acq(...);

@@ -131,6 +131,31 @@ def split_modes(text: str) -> str:
     return "\n".join(out)
 
 
+# Analysis rules that recompute what an earlier one found, because a rewrite
+# in between invalidates positions.  Report and org modes rewrite nothing, so
+# there the first one serves all and the copies run in patch mode only.
+ALIASES = {"held_b": "held_a", "held0_b": "held0_a", "preset_c": "preset_a",
+           "presetd_c": "presetd_a", "held2_lock0": "held2_lock", "held2_alloc": "held2_lock",
+           "theld_b": "theld_a", "theld_r": "theld_a", "theld2_ialloc": "theld2_ulock",
+           "theld2_ilock": "theld2_ulock", "theld2_ualloc": "theld2_ulock"}
+
+
+def share_analyses(text: str) -> str:
+    out = []
+    mode = ""
+    for line in text.split("\n"):
+        m = re.match(r"^@(\w+?)_(%s)( exists)?@$" % "|".join(ALIASES), line)
+        if m:
+            line = f"@{m.group(1)}_{m.group(2)} depends on patch{m.group(3) or ''}@"
+        if line.startswith("@"):
+            mode = "match" if "depends on !patch && (report || org)" in line else ""
+        if mode == "match":
+            line = re.sub(r"\b(\w+?)_(%s)\.p\b" % "|".join(ALIASES),
+                          lambda mm: f"{mm.group(1)}_{ALIASES[mm.group(2)]}.p", line)
+        out.append(line)
+    return "\n".join(out)
+
+
 def families() -> dict[str, list[Primitive]]:
     fams: dict[str, list[Primitive]] = {}
     for p in load_primitives(os.path.join(DATA_DIR, "primitives.tsv")).values():
@@ -142,11 +167,9 @@ def render(fams: dict[str, list[Primitive]], title: str) -> str:
     keywords = ", ".join(p.name for ps in fams.values() for p in ps)
     head = fill(template("header"), {"TITLE": title, "KEYWORDS": keywords})
     allprims = {"ALLPRIMS": ", ".join(p.name for ps in fams.values() for p in ps)}
-    # Once per file, whatever the families: what callers hold where they
-    # ignore a helper's result.
-    prelude = fill(template("prelude"), allprims) + fill(template("callheld"), {"F": "killable"})
+    prelude = fill(template("prelude"), allprims)
     body = "".join(family_sections(f, ps) for f, ps in fams.items())
-    return head + prelude + split_modes(body).rstrip("\n") + "\n"
+    return head + prelude + share_analyses(split_modes(body)).rstrip("\n") + "\n"
 
 
 def write_if_changed(path: str, text: str) -> bool:

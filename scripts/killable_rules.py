@@ -481,10 +481,36 @@ class Rules:
                     f"{caller.return_type or 'nothing'}")
         if caller.name in reach.mnf_kinds:
             return f"{caller.name}() ignores the result of {callee.name}() on a must-not-fail path"
-        held = self.callheld.get((ff.path, caller.name, callee.name))
+        held = self.held_before_call(ff, caller, callee.name)
         if held:
             return (f"{caller.name}() ignores the result of {callee.name}() while holding "
                     f"{held}")
+        return ""
+
+    def held_before_call(self, ff: csource.FileFacts, caller: csource.Function,
+                         callee: str) -> str:
+        """What the caller still holds where it drops callee's result.
+
+        Read in text order, not along paths: an acquisition with no release
+        of its kind before the call counts as held.  A textual approximation
+        errs towards "held" (then the helper stays manual), and it is far
+        cheaper than a path search over every acquisition in the file.
+        """
+        calls = sorted(caller.calls, key=lambda c: c.line)
+        for target in (c for c in calls if c.callee == callee and c.use == "discarded"):
+            held: list[str] = []
+            for c in calls:
+                if c.line >= target.line:
+                    break
+                if c.via_member:
+                    continue
+                if self.is_acquire(c.callee):
+                    held.append(c.callee)
+                elif self.is_release(c.callee) and held:
+                    mine = [a for a in held if self.release_of(a) == c.callee]
+                    held.remove(mine[-1] if mine else held[-1])
+            if held:
+                return held[-1] + "()"
         return ""
 
     def may_plumb(self, name: str) -> bool:
