@@ -1,0 +1,737 @@
+#!/usr/bin/env python3
+"""Tests for the audit: graph, reports, resume, errors, hung tasks, shards, HTML.
+
+Runs every test_* function; prints one PASS/FAIL line each and
+`N passed, N failed` last; exits 1 if any failed.  Tests that need the 6.1
+tree or chromium are skipped (counted apart) when those are missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import zlib
+import struct
+from dataclasses import dataclass
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SCRIPTS = os.path.join(ROOT, "scripts")
+sys.path.insert(0, SCRIPTS)
+import audit  # noqa: E402
+import callgraph  # noqa: E402
+import hung_task  # noqa: E402
+import report_audit  # noqa: E402
+
+STUB = os.path.join(HERE, "stub.cocci")
+
+
+class Skip(Exception):
+    pass
+
+
+@dataclass
+class Ctx:
+    kdir: str
+    spatch: str
+    tmp: str
+    cache: str          # shared scan cache for the real tree (graph facts)
+
+
+def check(cond: bool, msg: str) -> None:
+    if not cond:
+        raise AssertionError(msg)
+
+
+def need_tree(ctx: Ctx) -> None:
+    if not os.path.isdir(os.path.join(ctx.kdir, "include", "linux")):
+        raise Skip(f"no kernel tree at {ctx.kdir}")
+
+
+def py(*args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, **kw)
+
+
+# ---------------------------------------------------------------- a tiny tree
+
+TINY = {
+    "Makefile": "VERSION = 9\nPATCHLEVEL = 7\nSUBLEVEL = 0\n",
+    "include/linux/fs.h": "struct file_operations { int (*open)(void); };\n",
+    "include/linux/frob.h": "struct frob_dev {\n\tconst struct frob_ops *ops;\n\tint x;\n};\n",
+    "drivers/foo/mac.c": """\
+#define io_write(x) foo_teardown(x)
+static int mac_open(struct inode *i, struct file *f)
+{
+\treturn io_write(f);
+}
+
+static const struct file_operations mac_fops = {
+\t.open = mac_open,
+};
+""",
+    "io/iow.c": "int io_write(int x)\n{\n\treturn x;\n}\n",
+    "drivers/foo/typed.c": """\
+static int typed_ioctl(struct frob_dev *d)
+{
+\treturn d->ops->frob(d);
+}
+
+static long typed_untyped(void *p)
+{
+\treturn get(p)->poke(p);
+}
+
+static int other_frob(struct frob_dev *d)
+{
+\treturn 0;
+}
+
+static const struct other_ops o_ops = {
+\t.frob = other_frob,
+};
+static const struct file_operations typed_fops = {
+\t.unlocked_ioctl = typed_ioctl,
+\t.read = typed_untyped,
+};
+""" + "".join(f"static int poke{i}(void *p) {{ return 0; }}\n"
+              f"static const struct poke_ops p{i} = {{\n\t.poke = poke{i},\n}};\n" for i in range(9)),
+    "drivers/foo/foo.c": """\
+#include <linux/fs.h>
+static DEFINE_MUTEX(foo_lock);
+
+static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+\treturn foo_cmd(f, cmd);
+}
+
+static int foo_release(struct inode *i, struct file *f)
+{
+\tfoo_teardown(f);
+\treturn 0;
+}
+
+static const struct file_operations foo_fops = {
+\t.owner = THIS_MODULE,
+\t.unlocked_ioctl = foo_ioctl,
+\t.release = foo_release,
+};
+
+/* same name as a global in bar.c: calls from this file must bind here */
+static int helper(void)
+{
+\treturn 0;
+}
+
+int foo_user(void)
+{
+\treturn helper();
+}
+""",
+    "drivers/foo/bar.c": """\
+static void foo_wait(struct file *f)
+{
+\tmutex_lock(&f->lock);
+\tmutex_unlock(&f->lock);
+}
+
+long foo_cmd(struct file *f, unsigned int cmd)
+{
+\tfoo_wait(f);
+\treturn f->ops->frob(f);
+}
+
+void foo_teardown(struct file *f)
+{
+\tfoo_wait(f);
+\tf->ops->frob(f);
+}
+
+int helper(void)
+{
+\treturn 1;
+}
+
+static int bar_frob(struct file *f)
+{
+\treturn 0;
+}
+
+static const struct frob_ops bar_ops = {
+\t.frob = bar_frob,
+};
+
+SYSCALL_DEFINE1(foo, int, x)
+{
+\treturn helper();
+}
+""",
+}
+
+
+def make_tiny(base: str) -> str:
+    for rel, text in TINY.items():
+        p = os.path.join(base, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(text)
+    return base
+
+
+def test_graph_tiny(ctx: Ctx) -> None:
+    kdir = make_tiny(os.path.join(ctx.tmp, "tiny"))
+    res = callgraph.compute(kdir, os.path.join(ctx.tmp, "tiny-cache"), 1)
+    w = res.lookup("drivers/foo/bar.c", "foo_wait")
+    check(w["root_kinds"] == ["ioctl"], f"foo_wait kinds {w}")
+    check(w["chain"] == "foo_ioctl -> foo_cmd -> foo_wait", f"chain {w['chain']}")
+    check(w["mnf_kinds"] == ["release"], f"foo_wait mnf {w}")
+    check(w["mnf_chain"] == "foo_release -> foo_teardown -> foo_wait", w["mnf_chain"])
+    # a call through ->frob reaches the function stored in .frob
+    g = res.graph
+    fc = g.node("drivers/foo/bar.c", "foo_cmd")
+    check("bar_frob" in [g.funcs[x] for x in g.edges[fc]], "f->ops->frob() reaches bar_frob")
+    fr = res.lookup("drivers/foo/bar.c", "bar_frob")
+    check(fr["chain"] == "typed_ioctl -> bar_frob", f"member call {fr}")
+    # static helper in foo.c is not the global helper in bar.c
+    fu = g.node("drivers/foo/foo.c", "foo_user")
+    check([g.files[x] for x in g.edges[fu]] == ["drivers/foo/foo.c"], "static preferred")
+    sc = res.lookup("drivers/foo/bar.c", "sys_foo")
+    check(sc["root_kinds"] == ["syscall"], f"SYSCALL_DEFINE root {sc}")
+    h = res.lookup("drivers/foo/bar.c", "helper")
+    check(h["chain"] == "sys_foo -> helper", f"global helper from syscall {h}")
+    hs = res.lookup("drivers/foo/foo.c", "helper")
+    check(hs["chain"] == "", f"static helper unreached {hs}")
+    lines = callgraph.reach_lines(res)
+    check("drivers/foo/bar.c\tfoo_wait\tioctl,mnf:release" in lines, f"reach tsv {lines}")
+    # typed member call: d->ops is a struct frob_ops (include/linux/frob.h),
+    # so ->frob reaches bar_frob (frob_ops) and not other_frob (other_ops)
+    tf = g.node("drivers/foo/typed.c", "typed_ioctl")
+    check(sorted(g.funcs[x] for x in g.edges[tf]) == ["bar_frob"],
+          f"typed call {[g.funcs[x] for x in g.edges[tf]]}")
+    # a call of a macro defined in the file is not a call of io/iow.c:io_write
+    mo = g.node("drivers/foo/mac.c", "mac_open")
+    check(g.edges[mo] == [] and res.stats["macro_calls_skipped"] == 1, "macro call skipped")
+    # must-not-fail follows direct calls only: foo_teardown's f->ops->frob()
+    check(res.lookup("drivers/foo/bar.c", "bar_frob")["mnf_kinds"] == [], "mnf via member")
+    # untyped ->poke with 9 targets (> 8) is dropped, and counted
+    tu = g.node("drivers/foo/typed.c", "typed_untyped")
+    check(g.edges[tu] == [] and res.stats["dropped_member_calls"] >= 1, "fan-out cap")
+    # second run comes from the cache
+    res2 = callgraph.compute(kdir, os.path.join(ctx.tmp, "tiny-cache"), 1)
+    check(res2.stats["scan_cache_hits"] == 7, f"cache hits (5 .c + 2 .h) {res2.stats}")
+    check(callgraph.reach_lines(res2) == lines, "cached graph differs")
+
+
+def test_graph_real_subtree(ctx: Ctx) -> None:
+    need_tree(ctx)
+    res = callgraph.compute(ctx.kdir, ctx.cache, 2, ["drivers/char", "fs/proc"])
+    pp = res.lookup("drivers/char/ppdev.c", "pp_ioctl")
+    check("ioctl" in pp["root_kinds"], f"pp_ioctl is an ioctl root: {pp}")
+    rel = res.lookup("drivers/char/ppdev.c", "pp_release")
+    check("release" in rel["mnf_kinds"], f"pp_release is must-not-fail: {rel}")
+    hp = res.lookup("drivers/char/hpet.c", "hpet_ioctl")
+    check("ioctl" in hp["root_kinds"], f"hpet_ioctl {hp}")
+    # pp_do_ioctl is called by pp_ioctl: a two-step chain
+    d = res.lookup("drivers/char/ppdev.c", "pp_do_ioctl")
+    check(d["chain"] == "pp_ioctl -> pp_do_ioctl", f"pp_do_ioctl chain {d}")
+    at = res.lookup("fs/proc/base.c", "proc_pid_attr_write")
+    check(at["root_kinds"], f"proc attr write is a root {at}")
+    check(res.stats["functions"] > 2500 and res.stats["edges"] > 4000, str(res.stats))
+
+
+# ---------------------------------------------------------------- reports
+
+def fake_data(n: int = 40) -> dict:
+    files = {}
+    verdicts = report_audit.VERDICTS
+    for i in range(n):
+        rel = f"drivers/d{i % 4}/f{i % 7}.c"
+        v = verdicts[i % 4]
+        site = {"file": rel, "line": 100 - i, "col": 1, "function": f"fn{i}",
+                "primitive": "mutex_lock" if i % 3 else "wait_for_completion",
+                "family": "mutex" if i % 3 else "completion", "verdict": v,
+                "reason": "why, with comma" if v in ("manual", "refused") else "",
+                "root_kinds": "fops;ioctl" if v != "not on a syscall path" else "",
+                "chain": f"fn{i}_ioctl -> fn{i}", "mnf_kinds": "", "subsystem": "drivers/d" +
+                str(i % 4), "driver": os.path.dirname(rel), "mnf_chain": ""}
+        files.setdefault(rel, {"status": "ok", "parse_errors": 1 if i == 3 else 0,
+                               "parse_error_lines": [5] if i == 3 else [], "other": [],
+                               "sites": []})["sites"].append(site)
+    return {"format": audit.RESULT_FORMAT, "tree": "linux-9.7", "subdir": "",
+            "rules_version": "abc", "spatch_version": "1.1.1", "shard": "",
+            "candidates": len(files), "graph": {"functions": 10}, "files": files}
+
+
+def test_reports(ctx: Ctx) -> None:
+    import csv
+    data = fake_data()
+    out = os.path.join(ctx.tmp, "rep")
+    report_audit.write_reports(data, out)
+    with open(os.path.join(out, "sites.csv")) as f:
+        rows = list(csv.DictReader(f))
+    check(len(rows) == 40, f"csv rows {len(rows)}")
+    check(list(rows[0].keys()) == report_audit.COLUMNS, f"csv columns {list(rows[0])}")
+    check(any(r["reason"] == "why, with comma" for r in rows), "csv quoting")
+    with open(os.path.join(out, "sites.json")) as f:
+        js = json.load(f)
+    check(len(js["sites"]) == 40 and js["tree"] == "linux-9.7", "sites.json")
+    for c in report_audit.COLUMNS:
+        check(c in js["sites"][0], f"json field {c}")
+    md = open(os.path.join(out, "summary.md")).read()
+    for want in ("| convertible | 10 |", "rules version: `abc`", "spatch version: 1.1.1",
+                 "files with parse errors: 1", "## By family", "## By subsystem",
+                 "## Top 30 drivers", "`drivers/d1`"):
+        check(want in md, f"summary lacks {want!r}")
+    check(not [x for x in os.listdir(out) if x.startswith(".tmp")], "temp files left")
+    # deterministic: same data, same bytes
+    before = {x: open(os.path.join(out, x), "rb").read() for x in os.listdir(out)}
+    report_audit.write_reports(json.loads(json.dumps(data)), out)
+    after = {x: open(os.path.join(out, x), "rb").read() for x in os.listdir(out)}
+    check(before == after, "reports not deterministic")
+
+
+def test_tree_names(ctx: Ctx) -> None:
+    kdir = make_tiny(os.path.join(ctx.tmp, "tiny-names"))
+    check(audit.tree_name(kdir) == "linux-9.7", audit.tree_name(kdir))
+    check(audit.tree_name(kdir, "drivers/foo/") == "linux-9.7-drivers_foo", "M name")
+    check(audit.subsystem_of("drivers/char/ipmi/x.c") == "drivers/char", "subsystem")
+    check(audit.subsystem_of("fs/proc/base.c") == "fs", "subsystem fs")
+    files = [f"d{i}/x{j}.c" for i in range(7) for j in range(i + 1)]
+    parts = [audit.shard_files(files, k, 3) for k in (1, 2, 3)]
+    check(sorted(sum(parts, [])) == sorted(files), "shards cover all files once")
+    for p in parts:
+        check(len({os.path.dirname(x) for x in p}) == len({os.path.dirname(x) for x in p}),
+              "dirs")
+    dirs = [{os.path.dirname(x) for x in p} for p in parts]
+    check(not (dirs[0] & dirs[1]) and not (dirs[1] & dirs[2]), "a directory in two shards")
+    check(audit.shard_files(files, 2, 3) == parts[1], "shards deterministic")
+
+
+def test_bad_inputs(ctx: Ctx) -> None:
+    a = os.path.join(SCRIPTS, "audit.py")
+    r = py(a, "--kdir", os.path.join(ctx.tmp, "nope"), "--no-progress")
+    check(r.returncode == 2 and r.stderr.count("\n") == 1 and "no such directory" in r.stderr,
+          f"missing KDIR: {r.returncode} {r.stderr!r}")
+    notk = os.path.join(ctx.tmp, "notkernel")
+    os.makedirs(notk, exist_ok=True)
+    open(os.path.join(notk, "Makefile"), "w").close()
+    r = py(a, "--kdir", notk, "--no-progress")
+    check(r.returncode == 2 and "not a kernel tree" in r.stderr and r.stderr.count("\n") == 1,
+          f"non-kernel KDIR: {r.stderr!r}")
+    kdir = make_tiny(os.path.join(ctx.tmp, "tiny-bad"))
+    os.makedirs(os.path.join(kdir, "include", "linux"), exist_ok=True)
+    blocker = os.path.join(ctx.tmp, "a-file")
+    open(blocker, "w").close()
+    r = py(a, "--kdir", kdir, "--reports", os.path.join(blocker, "reports"), "--no-progress",
+           "--rules", STUB, "--cache", os.path.join(ctx.tmp, "c-bad"))
+    check(r.returncode == 2 and "not writable" in r.stderr and r.stderr.count("\n") == 1,
+          f"unwritable reports: {r.stderr!r}")
+    if os.geteuid() != 0:
+        ro = os.path.join(ctx.tmp, "ro")
+        os.makedirs(ro, exist_ok=True)
+        os.chmod(ro, 0o555)
+        r = py(a, "--kdir", kdir, "--reports", ro, "--no-progress", "--rules", STUB)
+        check(r.returncode == 2 and "not writable" in r.stderr, f"read-only: {r.stderr!r}")
+    r = py(a, "--kdir", kdir, "-M", "drivers/none", "--no-progress", "--rules", STUB,
+           "--reports", os.path.join(ctx.tmp, "r-bad"))
+    check(r.returncode == 2 and "M=drivers/none" in r.stderr, f"bad M: {r.stderr!r}")
+    r = py(a, "--kdir", kdir, "--shard", "3/2", "--out", "x", "--no-progress")
+    check(r.returncode == 2 and "--shard" in r.stderr, f"bad shard {r.stderr!r}")
+
+
+# ---------------------------------------------------------------- audit runs (stub rule)
+
+SMALL = ["drivers/char/mwave", "drivers/char/xillybus"]
+
+
+def run_audit(ctx: Ctx, cache: str, reports: str, *extra: str, rules: str = STUB,
+              m: str = "drivers/char/mwave", wait: bool = True):
+    # Per-test spatch results, but the per-file graph facts are shared with
+    # the user's cache: a cold scan of include/ is ~6000 small files a test.
+    scan = os.path.join(cache, "audit-cache", "scan")
+    if not os.path.exists(scan):
+        os.makedirs(os.path.dirname(scan), exist_ok=True)
+        shared = os.path.join(ctx.cache, "audit-cache", "scan")
+        os.makedirs(shared, exist_ok=True)
+        os.symlink(shared, scan)
+    cmd = [sys.executable, os.path.join(SCRIPTS, "audit.py"), "--kdir", ctx.kdir, "-M", m,
+           "--graph-scope", "subdir", "--cache", cache, "--reports", reports, "--spatch",
+           ctx.spatch, "--no-progress", "--timeout", "60"]
+    if rules:
+        cmd += ["--rules", rules]
+    cmd += list(extra)
+    if not wait:
+        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    check(r.returncode == 0, f"audit failed: {r.stderr[-800:]}")
+    return r
+
+
+def read_reports(d: str) -> dict[str, bytes]:
+    return {x: open(os.path.join(d, x), "rb").read()
+            for x in ("sites.csv", "sites.json", "summary.md", "results.json", "index.html")}
+
+
+def test_audit_stub_and_cache(ctx: Ctx) -> None:
+    need_tree(ctx)
+    cache = os.path.join(ctx.tmp, "c-stub")
+    rep = os.path.join(ctx.tmp, "r-stub")
+    r1 = run_audit(ctx, cache, rep, "-j", "2")
+    d = os.path.join(rep, "linux-6.1-drivers_char_mwave")
+    js = json.load(open(os.path.join(d, "sites.json")))
+    check(len(js["sites"]) >= 5, f"stub sites {len(js['sites'])}")
+    stats1 = json.load(open(os.path.join(d, "run-stats.json")))
+    first = read_reports(d)
+    run_audit(ctx, cache, rep, "-j", "2")
+    stats2 = json.load(open(os.path.join(d, "run-stats.json")))
+    check(stats2["spatch_runs"] == 0, f"second run should be all cached: {stats2}")
+    check(read_reports(d) == first, "cached rerun changed reports")
+    check(stats1["spatch_runs"] >= 1, str(stats1))
+    s = js["sites"][0]
+    check(s["root_kinds"] or s["verdict"] == "not on a syscall path" or s["mnf_kinds"],
+          f"graph joined {s}")
+
+
+def test_resume_after_kill(ctx: Ctx) -> None:
+    need_tree(ctx)
+    # reference: one uninterrupted run
+    ref_rep = os.path.join(ctx.tmp, "r-ref")
+    run_audit(ctx, os.path.join(ctx.tmp, "c-ref"), ref_rep, "-j", "1", "--chunk", "1",
+              m="drivers/char/xillybus")
+    cache = os.path.join(ctx.tmp, "c-kill")
+    rep = os.path.join(ctx.tmp, "r-kill")
+    p = run_audit(ctx, cache, rep, "-j", "1", "--chunk", "1", m="drivers/char/xillybus",
+                  wait=False)
+    sp = os.path.join(cache, "audit-cache", "spatch")
+    deadline = time.time() + 120
+    n = 0
+    while time.time() < deadline and p.poll() is None:
+        n = sum(len(fs) for _, _, fs in os.walk(sp)) if os.path.isdir(sp) else 0
+        if n >= 2:
+            break
+        time.sleep(0.2)
+    check(p.poll() is None, "audit finished before it could be killed; use more files")
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    d = os.path.join(rep, "linux-6.1-drivers_char_xillybus")
+    check(not os.path.exists(os.path.join(d, "sites.json")), "killed run wrote reports")
+    run_audit(ctx, cache, rep, "-j", "1", "--chunk", "1", m="drivers/char/xillybus")
+    st = json.load(open(os.path.join(d, "run-stats.json")))
+    total = json.load(open(os.path.join(d, "results.json")))["candidates"]
+    check(st["spatch_ran_files"] < total, f"resume reran everything: {st} of {total}")
+    ref = read_reports(os.path.join(ref_rep, "linux-6.1-drivers_char_xillybus"))
+    check(read_reports(d) == ref, "resumed reports differ from an uninterrupted run")
+
+
+def test_shard_merge(ctx: Ctx) -> None:
+    need_tree(ctx)
+    cache = os.path.join(ctx.tmp, "c-shard")
+    full = os.path.join(ctx.tmp, "r-full")
+    run_audit(ctx, cache, full, "-j", "2", m="drivers/char/tpm")
+    parts = []
+    for k in (1, 2):
+        out = os.path.join(ctx.tmp, f"shard{k}.json")
+        run_audit(ctx, os.path.join(ctx.tmp, f"c-shard{k}"), full, "-j", "1",
+                  "--shard", f"{k}/2", "--out", out, m="drivers/char/tpm")
+        parts.append(out)
+    a = json.load(open(parts[0]))["files"]
+    b = json.load(open(parts[1]))["files"]
+    check(a and b and not set(a) & set(b), f"shards overlap or empty: {len(a)} {len(b)}")
+    merged = os.path.join(ctx.tmp, "r-merged")
+    r = py(os.path.join(SCRIPTS, "audit.py"), "--merge", *parts, "--reports", merged)
+    check(r.returncode == 0, r.stderr)
+    want = read_reports(os.path.join(full, "linux-6.1-drivers_char_tpm"))
+    got = read_reports(os.path.join(merged, "linux-6.1-drivers_char_tpm"))
+    for k in want:
+        check(want[k] == got[k], f"merged {k} differs from the unsharded run")
+
+
+def test_timeout_recorded(ctx: Ctx) -> None:
+    need_tree(ctx)
+    slow = os.path.join(ctx.tmp, "slow.cocci")
+    with open(slow, "w") as f:
+        f.write(open(STUB).read() + """
+@slow depends on report@
+expression E, F;
+position q;
+@@
+mutex_lock@q(E);
+... when != mutex_unlock(E)
+    when any
+mutex_lock(F);
+... when any
+mutex_lock(E);
+
+@script:python depends on report@
+q << slow.q;
+@@
+pass
+""")
+    # spatch's --timeout 1 on kernel/events/core.c (~3 s) fires in most runs,
+    # not all (the timer covers matching, not parsing): up to 3 tries.
+    for attempt in range(3):
+        rep = os.path.join(ctx.tmp, f"r-to{attempt}")
+        run_audit(ctx, os.path.join(ctx.tmp, f"c-to{attempt}"), rep, "-j", "2", "--timeout",
+                  "1", "--files", "kernel/events/core.c", "kernel/kthread.c", "--chunk", "2",
+                  rules=slow, m="kernel")
+        res = json.load(open(os.path.join(rep, "linux-6.1-kernel", "results.json")))
+        st = {f: r["status"] for f, r in res["files"].items()}
+        if st.get("kernel/events/core.c") == "timeout":
+            break
+    check(st.get("kernel/events/core.c") == "timeout", f"timeout status {st}")
+    check(st.get("kernel/kthread.c") == "ok", f"other file kept {st}")
+    check(res["files"]["kernel/kthread.c"]["sites"], "sites of the other file kept")
+    md = open(os.path.join(rep, "linux-6.1-kernel", "summary.md")).read()
+    check("files timed out or crashed: 1" in md, "summary counts the timeout")
+
+
+def test_parse_errors_counted(ctx: Ctx) -> None:
+    out = """\
+HANDLING: fs/proc/array.c
+ERROR-RECOV: found sync '}' at line 660
+parse error 
+ = File "fs/proc/array.c", line 537, column 57, charpos = 15115
+  around = '{',
+HANDLING: fs/proc/base.c
+parse error 
+ = File "fs/proc/base.c", line 172, column 43, charpos = 5062
+parse error 
+ = File "fs/proc/base.c", line 176, column 2, charpos = 5184
+EXN: Coccinelle_modules.Common.Timeout in fs/proc/base.c
+Skipping: drivers/char/mem.c
+"""
+    so = "fs/proc/array.c:10:1-11: mutex_lock in f(): converted\nnoise\n"
+    r = audit.parse_spatch_output(so, out, ["fs/proc/array.c", "fs/proc/base.c",
+                                            "drivers/char/mem.c", "x.c"])
+    check(r["fs/proc/array.c"]["parse_errors"] == 1 and
+          r["fs/proc/array.c"]["parse_error_lines"] == [537], str(r["fs/proc/array.c"]))
+    check(r["fs/proc/array.c"]["lines"] == [so.splitlines()[0]], "report line kept")
+    check(r["fs/proc/base.c"]["status"] == "timeout" and r["fs/proc/base.c"]["parse_errors"] == 2,
+          str(r["fs/proc/base.c"]))
+    check(r["drivers/char/mem.c"]["status"] == "skipped", "skipped")
+    check(r["x.c"]["status"] == "", "unseen file is not ok")
+
+
+# ---------------------------------------------------------------- hung tasks
+
+def test_hung_parser(ctx: Ctx) -> None:
+    text = open(os.path.join(HERE, "traces", "hpet-ioctl.txt")).read()
+    tasks = hung_task.parse_log(text)
+    check(len(tasks) == 2, f"tasks {len(tasks)}")
+    t = tasks[0]
+    check((t.name, t.pid, t.secs) == ("hpet_test", 4242, 122), str(t))
+    names = [f.func for f in t.frames]
+    check(names[:4] == ["__schedule", "schedule", "schedule_preempt_disabled", "__mutex_lock"],
+          f"suffix strip {names}")
+    check("hpet_ioctl" in names and "RIP" not in " ".join(names), str(names))
+    check([f.unreliable for f in t.frames if f.func == "__might_fault"] == [True], "? frame")
+    k = tasks[1]
+    check(k.name == "kworker/1:2" and any(f.module == "ipmi_msghandler" for f in k.frames),
+          "module")
+    nm = hung_task.parse_log(open(os.path.join(HERE, "traces", "nomatch.txt")).read())
+    check(len(nm) == 1 and len(nm[0].frames) == 13, f"nomatch frames {len(nm[0].frames)}")
+    check(hung_task.parse_log("no reports here\n") == [], "empty log")
+    sites = {"hpet_ioctl": [{"file": "drivers/char/hpet.c", "line": 667, "function": "hpet_ioctl",
+                             "primitive": "mutex_lock", "verdict": "refused", "reason": "r",
+                             "chain": "hpet_ioctl", "mnf_kinds": ""}]}
+    out, hits = hung_task.report(tasks, sites, ctx.kdir, "spatch", "", "", 10, False)
+    check(hits == 1 and "hpet.c:667: mutex_lock: refused: r" in out, out)
+    out, hits = hung_task.report(nm, sites, ctx.kdir, "spatch", "", "", 10, False)
+    check(hits == 0 and "no frame matches an audited site" in out, out)
+    diff = """--- a/x.c
++++ b/x.c
+@@ -10,3 +10,4 @@ f
+ a
+-b
++c
++d
+@@ -50,2 +51,2 @@ g
+-x
++y
+"""
+    h = hung_task.hunks_for(diff, (48, 60), 55, "x.c")
+    check("@@ -50,2" in h and "@@ -10" not in h and h.startswith("--- a/x.c"), h)
+
+
+def test_hung_patch_real(ctx: Ctx) -> None:
+    need_tree(ctx)
+    if not os.path.exists(os.path.join(SCRIPTS, "gen_family_rules.py")):
+        raise Skip("no gen_family_rules.py")
+    rep = os.path.join(ctx.tmp, "r-hung")
+    run_audit(ctx, ctx.cache, rep, "-j", "2", "--files", "drivers/char/hpet.c",
+              rules="", m="drivers/char")
+    d = os.path.join(rep, "linux-6.1-drivers_char")
+    r = py(os.path.join(SCRIPTS, "hung_task.py"), "--kdir", ctx.kdir, "--reports", d,
+           "--cache", ctx.cache, os.path.join(HERE, "traces", "hpet-ioctl.txt"))
+    check(r.returncode == 0, r.stderr)
+    check("hpet_ioctl -> drivers/char/hpet.c:" in r.stdout, r.stdout)
+    check("+\terr = mutex_lock_killable(&hpet_mutex);" in r.stdout or "convertible" not in
+          r.stdout, f"patch hunk missing:\n{r.stdout}")
+    check("no frame matches an audited site" in r.stdout, "kworker task matches nothing")
+
+
+# ---------------------------------------------------------------- real rules
+
+def test_audit_real_rules(ctx: Ctx) -> None:
+    need_tree(ctx)
+    if not os.path.exists(os.path.join(SCRIPTS, "gen_family_rules.py")):
+        raise Skip("no gen_family_rules.py")
+    rep = os.path.join(ctx.tmp, "r-real")
+    run_audit(ctx, ctx.cache, rep, "-j", "2", rules="", m="drivers/char/mwave")
+    js = json.load(open(os.path.join(rep, "linux-6.1-drivers_char_mwave", "sites.json")))
+    conv = [s for s in js["sites"] if s["verdict"] == "convertible"]
+    check(conv, "no convertible site in drivers/char/mwave")
+    check(all(s["root_kinds"] and s["chain"] for s in conv), f"convertible without root {conv}")
+    check(all(s["family"] != "?" for s in js["sites"]), "unknown family")
+
+
+# ---------------------------------------------------------------- bench
+
+def test_bench_smoke(ctx: Ctx) -> None:
+    """bench.py runs all three legs on a tiny subtree; no time is asserted."""
+    need_tree(ctx)
+    if not os.path.exists(os.path.join(SCRIPTS, "gen_family_rules.py")):
+        raise Skip("no gen_family_rules.py")
+    out = os.path.join(ctx.tmp, "bench.json")
+    r = py(os.path.join(SCRIPTS, "bench.py"), "--kdir", ctx.kdir, "-M", "drivers/char/mwave",
+           "-j", "2", "--spatch", ctx.spatch, "--json", out)
+    check(r.returncode == 0, f"bench failed: {r.stderr[-600:]}")
+    for want in ("(a) coccicheck double_lock", "(b) audit cold J=2", "(c) audit, 1 file touched",
+                 "(b') audit cold J=1", "-j scaling:", "spatch reran 1 file(s)"):
+        check(want in r.stdout, f"bench output lacks {want!r}:\n{r.stdout}")
+    js = json.load(open(out))
+    check(js["touch"]["stats"]["spatch_ran_files"] == 1, f"touch reran {js['touch']['stats']}")
+    check(js["cold"]["stats"]["spatch_max_rss_kb"] > 0, "peak RSS recorded")
+    check(subprocess.run(["git", "-C", ctx.kdir, "status", "--porcelain"], capture_output=True,
+                         text=True).stdout == "", "bench modified the tree")
+
+
+# ---------------------------------------------------------------- HTML
+
+def png_size_and_variety(path: str) -> tuple[int, int, int]:
+    """(width, height, distinct sampled pixel values) of an RGB(A) PNG."""
+    with open(path, "rb") as f:
+        data = f.read()
+    check(data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG")
+    pos, idat = 8, b""
+    w = h = 0
+    ctype = 6
+    while pos < len(data):
+        n = struct.unpack(">I", data[pos:pos + 4])[0]
+        typ = data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + n]
+        if typ == b"IHDR":
+            w, h = struct.unpack(">II", body[:8])
+            ctype = body[9]
+        elif typ == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    bpp = 4 if ctype == 6 else 3
+    stride = w * bpp + 1
+    seen = set()
+    for y in range(0, h, max(1, h // 40)):
+        row = raw[y * stride + 1:(y + 1) * stride]   # filtered bytes: still varied
+        for x in range(0, w, max(1, w // 40)):
+            seen.add(row[x * bpp:(x + 1) * bpp])
+    return w, h, len(seen)
+
+
+def chromium() -> str:
+    for c in ("chromium", "chromium-browser", "google-chrome"):
+        p = shutil.which(c)
+        if p:
+            return p
+    raise Skip("no chromium")
+
+
+def chrome(args: list[str], tmp: str) -> subprocess.CompletedProcess:
+    prof = tempfile.mkdtemp(dir=tmp, prefix="chrome-")
+    cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           "--no-first-run", f"--user-data-dir={prof}", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+def test_html_dom_and_screenshot(ctx: Ctx) -> None:
+    data = fake_data()
+    out = os.path.join(ctx.tmp, "rep-html")
+    report_audit.write_reports(data, out)
+    page = "file://" + os.path.join(out, "index.html")
+    r = chrome(["--virtual-time-budget=3000", "--dump-dom", page], ctx.tmp)
+    dom = r.stdout
+    nrows = dom.count('<tr class="site')
+    check(nrows == 40, f"rows {nrows}")
+    check('data-rendered="yes"' in dom, "JS did not run")
+    r = chrome(["--virtual-time-budget=3000", "--dump-dom",
+                page + "#sort=line&dir=asc&filter=completion"], ctx.tmp)
+    dom = r.stdout
+    want = sorted(s["line"] for f in data["files"].values() for s in f["sites"]
+                  if "completion" in s["primitive"] or "completion" in s["family"])
+    import re as _re
+    lines = [int(x) for x in _re.findall(r'<td class="line">(\d+)</td>', dom)]
+    check(lines == want, f"sorted filtered lines {lines} != {want}")
+    r = chrome(["--virtual-time-budget=3000", "--dump-dom", page + "#sort=line&dir=desc"],
+               ctx.tmp)
+    lines = [int(x) for x in _re.findall(r'<td class="line">(\d+)</td>', r.stdout)]
+    check(len(lines) == 40 and lines == sorted(lines, reverse=True), "desc sort")
+    png = os.path.join(ctx.tmp, "audit.png")
+    chrome(["--virtual-time-budget=3000", f"--screenshot={png}", "--window-size=1400,1000",
+            page], ctx.tmp)
+    check(os.path.exists(png) and os.path.getsize(png) > 20000,
+          f"screenshot missing or tiny: {os.path.getsize(png) if os.path.exists(png) else 0}")
+    w, h, variety = png_size_and_variety(png)
+    check((w, h) == (1400, 1000), f"size {w}x{h}")
+    check(variety > 20, f"screenshot looks uniform ({variety} distinct samples)")
+    keep = os.path.join(ROOT, "tests", "out")
+    os.makedirs(keep, exist_ok=True)
+    shutil.copy(png, os.path.join(keep, "audit-index.png"))
+
+
+# ---------------------------------------------------------------- runner
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kdir", default=os.path.expanduser("~/.cache/killable/linux-6.1"))
+    ap.add_argument("--spatch", default="spatch")
+    ap.add_argument("--cache", default=os.path.expanduser("~/.cache/killable"),
+                    help="scan cache shared with make audit (read and filled)")
+    ap.add_argument("-k", default="", help="only tests whose name contains this")
+    args = ap.parse_args()
+    tests = [(n, f) for n, f in sorted(globals().items())
+             if n.startswith("test_") and callable(f) and args.k in n]
+    passed = failed = skipped = 0
+    with tempfile.TemporaryDirectory(prefix="audit-tests-") as tmp:
+        ctx = Ctx(os.path.abspath(args.kdir), args.spatch, tmp, args.cache)
+        for name, fn in tests:
+            t0 = time.time()
+            try:
+                fn(ctx)
+            except Skip as e:
+                skipped += 1
+                print(f"SKIP {name}: {e}")
+                continue
+            except Exception as e:  # noqa: BLE001 - a test runner reports everything
+                failed += 1
+                print(f"FAIL {name} ({time.time() - t0:.1f}s): {e}")
+                if not isinstance(e, AssertionError):
+                    traceback.print_exc()
+                continue
+            passed += 1
+            print(f"PASS {name} ({time.time() - t0:.1f}s)")
+    if skipped:
+        print(f"{skipped} skipped")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
