@@ -481,8 +481,8 @@ class Progress:
             sys.stderr.write("\n")
 
 
-def run_files(cfg: RunConfig, files: list[str], jobs: int,
-              chunk: int, progress: bool) -> tuple[dict[str, dict], list[ChunkStats]]:
+def run_files(cfg: RunConfig, files: list[str], jobs: int, chunk: int, progress: bool,
+              deadline: float = 0.0) -> tuple[dict[str, dict], list[ChunkStats]]:
     results: dict[str, dict] = {}
     todo: list[str] = []
     keys = {}
@@ -505,6 +505,8 @@ def run_files(cfg: RunConfig, files: list[str], jobs: int,
             results[rel] = dict(r, _ran=True)
 
     def work(group: list[str]) -> None:
+        if deadline and time.time() > deadline:
+            return      # out of budget: these files stay unaudited, said so in the report
         res, st = run_spatch(cfg, group, live)
         with lock:
             stats.append(st)
@@ -618,6 +620,7 @@ class Options:
     reports: str = os.path.join(ROOT, "reports")
     timeout: int = 120
     chunk: int = 120
+    budget: float = 0.0
     spflags: list[str] = field(default_factory=list)
     shard: tuple[int, int] | None = None
     out: str = ""
@@ -672,14 +675,16 @@ def audit(o: Options) -> dict:
     cfg = RunConfig(kdir, o.spatch, cocci, reach_of, opts, o.timeout, o.spflags,
                     os.path.join(o.cache, "audit-cache", "spatch"), key_base)
     t1 = time.time()
-    results, stats = run_files(cfg, files, o.jobs, o.chunk, o.progress)
+    deadline = t_start + o.budget * 60 if o.budget else 0.0
+    results, stats = run_files(cfg, files, o.jobs, o.chunk, o.progress, deadline)
     t_spatch = time.time() - t1
+    not_audited = sorted(set(files) - set(results))
 
     joined = join(results, families, res.lookup)
     data = {"format": RESULT_FORMAT, "tree": tree, "subdir": sub,
             "rules_version": rver, "spatch_version": sver,
             "shard": f"{o.shard[0]}/{o.shard[1]}" if o.shard else "",
-            "candidates": len(files), "files": joined,
+            "candidates": len(files), "files": joined, "not_audited": not_audited,
             "graph": {k: v for k, v in res.stats.items()
                       if k not in ("scan_cache_hits", "scan_s", "build_s", "bfs_s",
                                    "graph_cached")}}
@@ -751,6 +756,9 @@ def main() -> int:
                     help="reports base dir (the tree name is appended)")
     ap.add_argument("--timeout", type=int, default=120, help="spatch --timeout per file")
     ap.add_argument("--chunk", type=int, default=120, help="files per spatch process")
+    ap.add_argument("--budget", type=float, default=0.0, metavar="MIN",
+                    help="start no spatch chunk after MIN minutes; the report says what is "
+                         "left, and a rerun resumes from the cache")
     ap.add_argument("--spflags", default="", help="extra spatch flags, last")
     ap.add_argument("--graph-scope", choices=("tree", "subdir"), default="tree",
                     help="call graph over the whole tree (default) or only M")
@@ -781,7 +789,8 @@ def main() -> int:
                     cache=os.path.abspath(args.cache),
                     spatch=args.spatch, rules=os.path.abspath(args.rules) if args.rules else "",
                     reports=os.path.abspath(args.reports),
-                    timeout=args.timeout, chunk=args.chunk, spflags=args.spflags.split(),
+                    timeout=args.timeout, chunk=args.chunk, budget=args.budget,
+                    spflags=args.spflags.split(),
                     shard=shard, out=args.out, graph_scope=args.graph_scope,
                     files=args.files, progress=not args.no_progress,
                     strict_scan=args.strict_scan)

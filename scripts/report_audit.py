@@ -69,6 +69,11 @@ def summary_md(data: dict) -> str:
     t = totals(data)
     files = data["files"]
     lines = [f"# killable audit: {data['tree']}", ""]
+    left = data.get("not_audited") or []
+    if left:
+        lines += [f"**Incomplete:** {len(left)} of {data.get('candidates', len(left))} candidate "
+                  "files were not audited in this run (it stopped at its time budget); their "
+                  "sites are missing below.  `make audit` again resumes from the cache.", ""]
     lines += [f"- rules version: `{data['rules_version']}`",
               f"- spatch version: {data['spatch_version']}",
               f"- subtree: {data['subdir'] or '(whole tree)'}",
