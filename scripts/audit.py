@@ -41,6 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import callgraph  # noqa: E402
+import killable_rules  # noqa: E402
 import report_audit  # noqa: E402
 
 RESULT_FORMAT = "killable-audit-1"
@@ -89,16 +90,8 @@ def check_writable(d: str) -> None:
 
 
 def load_primitives(path: str) -> dict[str, str]:
-    """primitive -> family, from cocci/data/primitives.tsv."""
-    out = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            cols = line.rstrip("\n").split("\t")
-            if len(cols) >= 3:
-                out[cols[0]] = cols[2]
-    return out
+    """primitive -> family, from cocci/data/primitives.tsv (as the rules read it)."""
+    return {name: p.family for name, p in killable_rules.load_primitives(path).items()}
 
 
 def rules_version(root: str = ROOT) -> str:

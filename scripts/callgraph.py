@@ -84,6 +84,15 @@ def atomic_write(path: str, data: str | bytes) -> None:
         raise
 
 
+def read_json(path: str):
+    """A cache entry, or None when it is missing or unreadable."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
 def sha256_bytes(b: bytes) -> str:
     return hashlib.sha256(b).hexdigest()
 
@@ -177,11 +186,9 @@ def scan_cached(job: ScanJob) -> tuple[str, dict, bool]:
         content = f.read()
     key = sha256_bytes(content)[:40] + "-" + job.version
     cpath = os.path.join(job.cache_dir, key[:2], key + ".json")
-    try:
-        with open(cpath, encoding="utf-8") as f:
-            return job.relpath, json.load(f), True
-    except (OSError, ValueError):
-        pass
+    cached = read_json(cpath)
+    if cached is not None:
+        return job.relpath, cached, True
     facts = compact_facts(scan_for_graph(content.decode("utf-8", "replace"), path,
                                          job.interesting), job.table)
     atomic_write(cpath, json.dumps(facts, separators=(",", ":")))
@@ -366,11 +373,9 @@ def scan_both(job: ScanJob) -> tuple[str, dict, bool]:
     sha = sha256_bytes(content)[:40]
     key = f"{sha}-g{job.version}-t{TYPES_FORMAT}-m1" + ("h" if job.relpath.endswith(".h") else "")
     cpath = os.path.join(job.cache_dir, key[:2], key + ".json")
-    try:
-        with open(cpath, encoding="utf-8") as f:
-            return job.relpath, json.load(f), True
-    except (OSError, ValueError):
-        pass
+    cached = read_json(cpath)
+    if cached is not None:
+        return job.relpath, cached, True
     if job.reuse_stale:
         old = stale_facts(job, sha)
         if old is not None:
