@@ -30,7 +30,8 @@ help:
 ## make deps: install spatch, sparse, qemu and linux-source-6.1, unpack the tree
 deps: $(CACHE)/.deps-ok kernel-cache
 
-$(CACHE)/.deps-ok:
+# Re-checked whenever the Makefile (and so the package list) is newer.
+$(CACHE)/.deps-ok: Makefile
 	@mkdir -p $(CACHE)
 	@missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
