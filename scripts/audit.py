@@ -5,9 +5,11 @@
      and must-not-fail root kinds and one shortest chain; it is written as the
      TSV the rules read through `-D killable_reach=FILE`;
   2. candidate files are the .c files naming a primitive (git grep);
-  3. spatch runs in report mode with the combined rule file over chunks of
-     files (`--file-groups`, one file a group, so a timeout costs one file),
-     J chunks at a time; each file's result (report lines, parse errors,
+  3. spatch runs in report mode over chunks of files (`--file-groups`, one
+     file a group, so a timeout costs one file), J chunks at a time: first
+     one rule that judges every site by scope, then each family's shape
+     rules on copies that keep only the bodies holding its open cases
+     (run_families); each file's result (report lines, parse errors,
      status ok|timeout|crash|skipped) is cached under CACHE/audit-cache/spatch
      by sha256(file) + rules version + the file's reach lines, written
      atomically, so a killed run resumes where it stopped;
@@ -41,6 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import callgraph  # noqa: E402
+import csource  # noqa: E402
 import killable_rules  # noqa: E402
 import report_audit  # noqa: E402
 
@@ -122,22 +125,23 @@ def spatch_version(spatch: str) -> str:
     return m.group(1) if m else "unknown"
 
 
-def combined_rules(cache: str, rver: str, override: str = "") -> str:
+def combined_rules(cache: str, rver: str, override: str = "", kind: str = "combined") -> str:
+    """A generated rule file: all families (`combined`) or the first pass (`sites`)."""
     if override:
         if not os.path.isfile(override):
             raise AuditError(f"rule file {override}: not found")
         return override
-    out = os.path.join(cache, "audit-cache", f"combined-{rver}.cocci")
+    out = os.path.join(cache, "audit-cache", f"{kind}-{rver}.cocci")
     if not os.path.exists(out):
         gen = os.path.join(HERE, "gen_family_rules.py")
         if not os.path.exists(gen):
-            raise AuditError("scripts/gen_family_rules.py missing: cannot build the combined rules")
+            raise AuditError(f"scripts/gen_family_rules.py missing: cannot build the {kind} rules")
         os.makedirs(os.path.dirname(out), exist_ok=True)
         tmp = out + f".tmp{os.getpid()}"
-        r = subprocess.run([sys.executable, gen, "--combined", tmp],
+        r = subprocess.run([sys.executable, gen, f"--{kind}", tmp],
                            capture_output=True, text=True)
         if r.returncode != 0 or not os.path.exists(tmp):
-            raise AuditError("gen_family_rules.py --combined failed: " +
+            raise AuditError(f"gen_family_rules.py --{kind} failed: " +
                              (r.stderr.strip().splitlines() or ["?"])[-1])
         os.replace(tmp, out)
     return out
@@ -205,6 +209,7 @@ class RunConfig:
     spflags: list[str]
     cache_dir: str
     key_base: str
+    sites: str = ""              # the first-pass rule file (run_families)
 
 
 @dataclass
@@ -219,7 +224,7 @@ class ChunkStats:
 def parse_spatch_output(stdout: str, stderr: str, files: list[str]) -> dict[str, dict]:
     """Per-file results from one spatch run over `files` (file groups)."""
     res = {f: {"status": "", "lines": [], "parse_errors": 0, "parse_error_lines": [],
-               "other": []} for f in files}
+               "other": [], "candidates": []} for f in files}
     norm = {os.path.normpath(f): f for f in files}
 
     def owner(p: str) -> str | None:
@@ -254,6 +259,12 @@ def parse_spatch_output(stdout: str, stderr: str, files: list[str]) -> dict[str,
                 res[f]["status"] = "timeout" if "Timeout" in line else "crash"
                 res[f]["other"].append(line[:300])
     for line in stdout.splitlines():
+        if line.startswith(killable_rules.CANDIDATE_MARK):
+            fam, path, lno = (line[len(killable_rules.CANDIDATE_MARK):].split("\t") + ["", ""])[:3]
+            f = owner(path)
+            if f and lno.isdigit():
+                res[f]["candidates"].append([fam, int(lno)])
+                continue
         m = REPORT_RE.match(line)
         f = owner(m.group("file")) if m else None
         if f:
@@ -308,45 +319,43 @@ class Live:
                 kill_group(p)
 
 
-def family_rules(cocci_dir: str) -> list[tuple[str, re.Pattern]]:
-    """Each family's rule file, with a regex of the calls it can match."""
-    out = []
-    for path in sorted(glob.glob(os.path.join(cocci_dir, "*.cocci"))):
-        with open(path, encoding="utf-8") as f:
-            kw = re.search(r"^// Keywords: (.*)$", f.read(), re.M)
-        if kw:
-            names = [k.strip() for k in kw.group(1).split(",") if k.strip()]
-            out.append((path, re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, names)))))
-    return out
+def family_rules(cocci_dir: str) -> list[tuple[str, str]]:
+    """Each family's rule file, with the family's name."""
+    return [(path, os.path.basename(path)[:-len(".cocci")])
+            for path in sorted(glob.glob(os.path.join(cocci_dir, "*.cocci")))]
 
 
 def run_families(cfg: RunConfig, files: list[str],
                  live: Live | None = None) -> tuple[dict[str, dict], ChunkStats]:
-    """Each family's rule file over the files that call its primitives.
+    """Two passes: every site, then the shape rules where a shape decides.
 
-    spatch runs every rule of a rule file on every function of a file, so
-    the combined file (all families, ~400 rules) costs most files ten times
-    what their one or two families need.  Measured on 20 tree files: 25 s
-    combined, 12 s per family, the same lines.
+    Most sites are judged by scope alone (not on a syscall path, refused,
+    a return type that cannot carry an error), so the first pass, one cheap
+    rule for all families, reports those and names the rest.  spatch runs
+    every rule on every function, so the shape rules then run per family on
+    a copy of the file with every other function body blanked.  Measured on
+    40 tree files: 4.6 s for the first pass against 14.6 s for the mutex
+    family alone on the whole files.
     """
-    texts = {}
-    for rel in files:
-        with open(os.path.join(cfg.kdir, rel), encoding="utf-8", errors="replace") as f:
-            texts[rel] = f.read()
-    merged = {f: {"status": "ok", "lines": [], "parse_errors": 0, "parse_error_lines": [],
-                  "other": []} for f in files}
     total = ChunkStats()
+    merged, st = run_spatch(dataclasses.replace(cfg, cocci=cfg.sites), files, live)
+    add_stats(total, st)
     rank = {"ok": 0, "skipped": 1, "": 2, "timeout": 3, "crash": 4}
-    for cocci, calls in family_rules(cfg.cocci):
-        subset = [rel for rel in files if calls.search(texts[rel])]
+    for cocci, family in family_rules(cfg.cocci):
+        keep = {rel: {ln for fam, ln in merged[rel]["candidates"] if fam == family}
+                for rel in files if merged[rel]["status"] == "ok"}
+        subset = [rel for rel in files if keep.get(rel)]
         if not subset:
             continue
-        res, st = run_spatch(dataclasses.replace(cfg, cocci=cocci), subset, live)
-        total.wall += st.wall
-        total.user += st.user
-        total.sys += st.sys
-        total.maxrss_kb = max(total.maxrss_kb, st.maxrss_kb)
-        total.rc = total.rc or st.rc
+        with tempfile.TemporaryDirectory(prefix="killable-pruned-") as root:
+            for rel in subset:
+                with open(os.path.join(cfg.kdir, rel), encoding="utf-8", errors="replace") as f:
+                    text = csource.prune_bodies(f.read(), keep[rel])
+                os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+                with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
+                    f.write(text)
+            res, st = run_spatch(dataclasses.replace(cfg, cocci=cocci), subset, live, root)
+        add_stats(total, st)
         for rel, r in res.items():
             m = merged[rel]
             if rank.get(r["status"], 4) > rank.get(m["status"], 4):
@@ -356,14 +365,26 @@ def run_families(cfg: RunConfig, files: list[str],
             m["parse_error_lines"] = sorted(set(m["parse_error_lines"]) | set(r["parse_error_lines"]))
             m["other"] += r["other"]
     for m in merged.values():
+        del m["candidates"]
         if m["status"] in ("timeout", "crash"):
             m["lines"] = []
     return merged, total
 
 
-def run_spatch(cfg: RunConfig, files: list[str],
-               live: Live | None = None) -> tuple[dict[str, dict], ChunkStats]:
-    """One spatch process over `files`; results for the files it finished."""
+def add_stats(total: ChunkStats, st: ChunkStats) -> None:
+    total.wall += st.wall
+    total.user += st.user
+    total.sys += st.sys
+    total.maxrss_kb = max(total.maxrss_kb, st.maxrss_kb)
+    total.rc = total.rc or st.rc
+
+
+def run_spatch(cfg: RunConfig, files: list[str], live: Live | None = None,
+               root: str = "") -> tuple[dict[str, dict], ChunkStats]:
+    """One spatch process over `files`; results for the files it finished.
+
+    `root` holds copies of the files (run_families); the rules read the
+    facts from the tree's own files."""
     if os.path.isdir(cfg.cocci):
         return run_families(cfg, files, live)
     with tempfile.TemporaryDirectory(prefix="killable-audit-") as wd:
@@ -381,6 +402,8 @@ def run_spatch(cfg: RunConfig, files: list[str],
                *cfg.options, "--verbose-parsing", "--timeout", str(cfg.timeout),
                "-D", f"killable_reach={reach}", "--file-groups", groups, *cfg.spflags]
         env = dict(os.environ, KILLABLE_REACH=reach, KILLABLE_SCRIPTS=HERE)
+        if root:
+            env["KILLABLE_SOURCE_ROOT"] = cfg.kdir
         out_p, err_p = os.path.join(wd, "out"), os.path.join(wd, "err")
         # ru_maxrss of a child forked from this process counts our own pages
         # (the graph: ~1 GB for the whole tree) from before its exec; spatch
@@ -390,7 +413,7 @@ def run_spatch(cfg: RunConfig, files: list[str],
                 if os.access("/usr/bin/time", os.X_OK) else [])
         t0 = time.time()
         with open(out_p, "wb") as out_f, open(err_p, "wb") as err_f:
-            p = subprocess.Popen(wrap + cmd, cwd=cfg.kdir, stdout=out_f, stderr=err_f,
+            p = subprocess.Popen(wrap + cmd, cwd=root or cfg.kdir, stdout=out_f, stderr=err_f,
                                  stdin=subprocess.DEVNULL, env=env)
             if live:
                 live.add(p)
@@ -666,7 +689,8 @@ def audit(o: Options) -> dict:
     key_base = "|".join([CACHE_FORMAT, rver, sver, " ".join(opts), str(o.timeout),
                          " ".join(o.spflags)])
     cfg = RunConfig(kdir, o.spatch, cocci, reach_of, opts, o.timeout, o.spflags,
-                    os.path.join(o.cache, "audit-cache", "spatch"), key_base)
+                    os.path.join(o.cache, "audit-cache", "spatch"), key_base,
+                    "" if o.rules else combined_rules(o.cache, rver, kind="sites"))
     t1 = time.time()
     deadline = t_start + o.budget * 60 if o.budget else 0.0
     results, stats = run_files(cfg, files, o.jobs, o.chunk, o.progress, deadline)

@@ -222,33 +222,9 @@ def scan_text(text: str, path: str = "", interesting: frozenset[str] = frozenset
     clean = blank_noise(text)
     lines = LineIndex(clean)
     n = len(clean)
-    depth = 0
-    stmt_start = 0
-    bodies: list[tuple[int, int, Function]] = []
-    pos = 0
-    top = re.compile(r"[{};]")
-    while True:
-        m = top.search(clean, pos)
-        if m is None:
-            break
-        i, c = m.start(), m.group(0)
-        if c == "{":
-            if depth == 0:
-                head = clean[stmt_start:i]
-                fn = function_head(head, stmt_start, lines)
-                end = matching(clean, i, "{", "}")
-                if fn is not None:
-                    fn.end_line = lines.line(end)
-                    facts.functions.setdefault(fn.name, fn)
-                    bodies.append((i, end, fn))
-                pos = stmt_start = end + 1
-                continue
-            depth += 1
-        elif c == "}":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            stmt_start = i + 1
-        pos = i + 1
+    bodies = function_bodies(clean, lines)
+    for _start, _end, fn in bodies:
+        facts.functions.setdefault(fn.name, fn)
 
     in_body = bytearray(n)
     for start, end, fn in bodies:
@@ -289,6 +265,68 @@ def scan_text(text: str, path: str = "", interesting: frozenset[str] = frozenset
                     not exported.search(clean[max(0, m.start() - 40):m.start()]):
                 facts.address_taken.add(w)
     return facts
+
+
+def function_bodies(clean: str, lines: LineIndex) -> list[tuple[int, int, Function]]:
+    """Each top-level function body of blanked text: offsets of its braces."""
+    depth = 0
+    stmt_start = 0
+    bodies: list[tuple[int, int, Function]] = []
+    pos = 0
+    top = re.compile(r"[{};]")
+    while True:
+        m = top.search(clean, pos)
+        if m is None:
+            break
+        i, c = m.start(), m.group(0)
+        if c == "{":
+            if depth == 0:
+                fn = function_head(clean[stmt_start:i], stmt_start, lines)
+                end = matching(clean, i, "{", "}")
+                if fn is not None:
+                    fn.end_line = lines.line(end)
+                    bodies.append((i, end, fn))
+                pos = stmt_start = end + 1
+                continue
+            depth += 1
+        elif c == "}":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            stmt_start = i + 1
+        pos = i + 1
+    return bodies
+
+
+def prune_bodies(text: str, keep_lines: set[int]) -> str:
+    """Blank the body of every function that holds none of `keep_lines`.
+
+    Line and column of everything kept stay the same, and preprocessor
+    directives stay, so that #if/#else/#endif still pair up around a head
+    that the scanner took for one function.
+    """
+    clean = blank_noise(text)
+    lines = LineIndex(clean)
+    out: list[str] = []
+    last = 0
+    for start, end, fn in function_bodies(clean, lines):
+        if any(fn.line <= k <= fn.end_line for k in keep_lines):
+            continue
+        out.append(text[last:start + 1])
+        body = text[start + 1:end]
+        q = 0
+        for m in NOISE.finditer(body):
+            g = m.group(0)
+            if g.lstrip(" \t").startswith("#"):
+                out.append(_SPACES.sub(" ", body[q:m.start()]))
+                out.append(g)
+                q = m.end()
+        out.append(_SPACES.sub(" ", body[q:]))
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+_SPACES = re.compile(r"[^\n]")
 
 
 def function_head(head: str, base: int, lines: LineIndex) -> Function | None:

@@ -6,7 +6,8 @@ shapes live once, in the templates, and each family file is generated.  The
 generated files are committed so that the kernel's own `make coccicheck
 COCCI=cocci/<family>.cocci` works without this script; `--check` fails when
 a committed file is stale.  `--combined OUT` writes one file holding every
-family, which is how the audit parses each kernel file once.
+family, and `--sites OUT` the audit's first pass: every site of every
+family, judged without the shape rules (see audit.run_families).
 """
 
 from __future__ import annotations
@@ -172,6 +173,14 @@ def render(fams: dict[str, list[Primitive]], title: str) -> str:
     return head + prelude + share_analyses(split_modes(body)).rstrip("\n") + "\n"
 
 
+def render_sites(fams: dict[str, list[Primitive]]) -> str:
+    allprims = {"ALLPRIMS": ", ".join(p.name for ps in fams.values() for p in ps)}
+    head = fill(template("header"), {"TITLE": "Every uninterruptible sleep, with the verdicts "
+                                              "that need no plumbing shape.",
+                                     "KEYWORDS": allprims["ALLPRIMS"]})
+    return head + fill(template("prelude"), allprims) + fill(template("sites"), allprims)
+
+
 def write_if_changed(path: str, text: str) -> bool:
     try:
         with open(path, encoding="utf-8") as f:
@@ -190,9 +199,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="fail if a committed rule is stale")
     ap.add_argument("--combined", metavar="OUT", help="write all families into one file")
+    ap.add_argument("--sites", metavar="OUT", help="write the audit's first-pass rule")
     ap.add_argument("--outdir", default=os.path.join(TOP, "cocci"))
     args = ap.parse_args()
     fams = families()
+    if args.sites:
+        write_if_changed(args.sites, render_sites(fams))
+        return 0
     if args.combined:
         write_if_changed(args.combined, render(fams, "Make every uninterruptible sleep on a "
                                                     "syscall path killable (all families)."))

@@ -87,6 +87,11 @@ class Site:
     printed: bool = False
 
 
+# The first pass prints this, then FAMILY<TAB>FILE<TAB>LINE, per site that
+# only the shape rules can judge.
+CANDIDATE_MARK = "killable-candidate: "
+
+
 class Rules:
     """All state of one spatch process."""
 
@@ -113,6 +118,9 @@ class Rules:
         self.external_path = ""
         self.trees: dict[str, str] = {}
         self.has_twin: dict[tuple[str, str], bool] = {}
+        # The audit hands spatch a copy with unneeded bodies blanked; the
+        # facts and the tree are the original file's.
+        self.source_root = os.environ.get("KILLABLE_SOURCE_ROOT", "")
         path = os.environ.get("KILLABLE_REACH", "")
         if path:
             self.load_external(path)
@@ -133,17 +141,24 @@ class Rules:
                     continue
                 self.external.setdefault(cols[1], {})[cols[0]] = set(cols[2].split(","))
 
+    def source(self, path: str) -> str:
+        """The file to read for a path spatch names (see source_root)."""
+        if self.source_root and not os.path.isabs(path):
+            return os.path.join(self.source_root, path)
+        return path
+
     def file_facts(self, path: str) -> csource.FileFacts:
         ff = self.facts.get(path)
         if ff is None:
-            ff = csource.scan_file(path, self.interesting)
+            ff = csource.scan_file(self.source(path), self.interesting)
+            ff.path = path
             self.facts[path] = ff
             self.reach[path] = reachability.file_reach(ff, self.table)
         return ff
 
     def tree_of(self, path: str) -> str:
         """The kernel tree a file is in: the nearest parent with include/linux."""
-        d = os.path.dirname(os.path.abspath(path))
+        d = os.path.dirname(os.path.abspath(self.source(path)))
         if d in self.trees:
             return self.trees[d]
         probe = d
@@ -175,7 +190,7 @@ class Rules:
                     pass
             # A tree-less file (a test fixture) says what its tree would have.
             if not found and not tree:
-                with open(path, encoding="utf-8", errors="replace") as f:
+                with open(self.source(path), encoding="utf-8", errors="replace") as f:
                     found = f"killable: tree-has {prim.twin}" in f.read()
             self.has_twin[key] = found
         return self.has_twin[key]
@@ -664,7 +679,7 @@ class Rules:
         return pending or (bool(stack) and stack[-1])
 
     def source_lines(self, path: str) -> list[str]:
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with open(self.source(path), encoding="utf-8", errors="replace") as f:
             return f.read().split("\n")
 
     # ---- output -------------------------------------------------------
@@ -699,6 +714,14 @@ class Rules:
             coccilib.org.print_todo(p[0], msg)
         else:
             coccilib.report.print_report(p[0], msg)
+
+    def first_pass(self, p, prim: str, args: str = "") -> None:
+        """The audit's cheap pass: report a site whose verdict needs no shape,
+        and name the others for the shape rules' pass (audit.run_families)."""
+        if self.verdict(p, prim, args) == "converted":
+            print(f"{CANDIDATE_MARK}{self.prims[prim].family}\t{self.real_file(p)}\t{p[0].line}")
+        else:
+            self.report(p, prim, args)
 
     org = False
 

@@ -596,6 +596,36 @@ def test_audit_real_rules(ctx: Ctx) -> None:
     check(all(s["family"] != "?" for s in js["sites"]), "unknown family")
 
 
+def test_two_pass_matches_whole_files(ctx: Ctx) -> None:
+    """The audit's pruned second pass prints what each family prints alone
+    on the whole files, given the same reachability."""
+    need_tree(ctx)
+    m = "drivers/char/ipmi"
+    cache = os.path.join(ctx.tmp, "c-2pass")
+    rep = os.path.join(ctx.tmp, "r-2pass")
+    run_audit(ctx, cache, rep, "-j", "2", rules="", m=m)
+    got: set[str] = set()
+    for d, _, fs in os.walk(os.path.join(cache, "audit-cache", "spatch")):
+        for f in fs:
+            got |= set(json.load(open(os.path.join(d, f)))["lines"])
+    reach = os.path.join(rep, "linux-6.1-" + m.replace("/", "_"), "reach.tsv")
+    files = json.load(open(os.path.join(os.path.dirname(reach), "results.json")))["files"]
+    want: set[str] = set()
+    for cocci in sorted(os.listdir(os.path.join(ROOT, "cocci"))):
+        if not cocci.endswith(".cocci"):
+            continue
+        r = subprocess.run([ctx.spatch, "-D", "report", "--no-show-diff", "--cocci-file",
+                            os.path.join(ROOT, "cocci", cocci), "--no-includes",
+                            "--include-headers", "-D", f"killable_reach={reach}", *sorted(files)],
+                           cwd=ctx.kdir, capture_output=True, text=True,
+                           env=dict(os.environ, KILLABLE_REACH=reach, KILLABLE_SCRIPTS=SCRIPTS))
+        check(r.returncode == 0, f"{cocci}: {r.stderr[-400:]}")
+        want |= {ln for ln in r.stdout.splitlines() if audit.REPORT_RE.match(ln)}
+    check(len(want) > 20, f"too few sites to compare: {len(want)}")
+    check(got == want, f"two-pass differs: only audit {sorted(got - want)[:3]}, "
+                       f"only whole files {sorted(want - got)[:3]}")
+
+
 # ---------------------------------------------------------------- bench
 
 def test_bench_smoke(ctx: Ctx) -> None:
