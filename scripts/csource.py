@@ -12,6 +12,7 @@ still a caller or a root for the functions it can.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import sys
@@ -130,10 +131,12 @@ def _blank(m: re.Match) -> str:
     return re.sub(r"[^\n]", " ", s)
 
 
+@functools.lru_cache(maxsize=4)
 def blank_noise(text: str) -> str:
     """Blank comments, string and char literals, and preprocessor lines.
 
     Newlines are kept so that offsets still map to the same line numbers.
+    The graph's scanners each blank the same file in turn: hence the cache.
     """
     return NOISE.sub(_blank, text)
 

@@ -79,12 +79,22 @@ def strip_arg(a: str) -> str:
 def roots_in(facts: csource.FileFacts, rules: list[RootRule]) -> list[Root]:
     """Roots that one file defines, by the rules of one table."""
     out: list[Root] = []
+    # Rules by exact member name, plus the few with a pattern for a member,
+    # in table order: trying all ~150 rules on each store was most of a scan.
+    exact: dict[str, list[tuple[int, RootRule, str, str]]] = {}
+    pattern: list[tuple[int, RootRule, str, str]] = []
+    for i, r in enumerate(rules):
+        if r.kind == "member":
+            stype, member = r.pattern.split(".", 1)
+            entry = (i, r, stype, member)
+            if any(c in member for c in "*?["):
+                pattern.append(entry)
+            else:
+                exact.setdefault(member, []).append(entry)
     for ref in facts.refs:
         key = f"{ref.struct_type or '?'}.{ref.member}"
-        for r in rules:
-            if r.kind != "member":
-                continue
-            stype, member = r.pattern.split(".", 1)
+        cands = sorted(exact.get(ref.member, []) + pattern, key=lambda e: e[0])
+        for _i, r, stype, member in cands:
             if not fnmatch.fnmatchcase(ref.member, member):
                 continue
             # `x->member = f` has no known type; only a wildcard type matches it
