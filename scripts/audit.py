@@ -699,10 +699,7 @@ def audit(o: Options) -> dict:
     scope = [sub] if (o.graph_scope == "subdir" and sub) else None
     res = callgraph.compute(kdir, o.cache, o.jobs, scope, progress=o.progress,
                             reuse_stale=not o.strict_scan)
-    parts: dict[str, list[str]] = {}
-    for line in callgraph.reach_lines(res):
-        parts.setdefault(line.split("\t", 1)[0], []).append(line + "\n")
-    reach_of = {rel: "".join(ls) for rel, ls in parts.items()}
+    reach_of = callgraph.reach_by_file(res)
     t_graph = time.time() - t0
 
     # 2. candidates
@@ -730,7 +727,7 @@ def audit(o: Options) -> dict:
             "candidates": len(files), "files": joined, "not_audited": not_audited,
             "graph": {k: v for k, v in res.stats.items()
                       if k not in ("scan_cache_hits", "scan_s", "build_s", "bfs_s",
-                                   "graph_cached")}}
+                                   "graph_cached", "rescanned")}}
     run_stats = {"wall_s": round(time.time() - t_start, 2), "graph_s": round(t_graph, 2),
                  "spatch_s": round(t_spatch, 2), "spatch_runs": len(stats),
                  "spatch_ran_files": sum(1 for r in results.values() if r.get("_ran")),

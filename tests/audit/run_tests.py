@@ -227,6 +227,19 @@ def test_graph_tiny(ctx: Ctx) -> None:
     res2 = callgraph.compute(kdir, os.path.join(ctx.tmp, "tiny-cache"), 1)
     check(res2.stats["scan_cache_hits"] == 7, f"cache hits (5 .c + 2 .h) {res2.stats}")
     check(callgraph.reach_lines(res2) == lines, "cached graph differs")
+    check(res2.stats["graph_cached"] and res2.stats["rescanned"] == 0, f"warm {res2.stats}")
+    # moving functions down keeps the graph; a new call rebuilds it
+    bar = os.path.join(kdir, "drivers/foo/bar.c")
+    text = open(bar).read()
+    open(bar, "w").write("/* moved */\n\n" + text)
+    res3 = callgraph.compute(kdir, os.path.join(ctx.tmp, "tiny-cache"), 1)
+    check(res3.stats["graph_cached"] and res3.stats["rescanned"] == 1, f"moved {res3.stats}")
+    check(callgraph.reach_lines(res3) == lines, "moved functions changed the reach")
+    open(bar, "w").write(text.replace("\treturn 1;", "\tfoo_wait(0);\n\treturn 1;"))
+    res4 = callgraph.compute(kdir, os.path.join(ctx.tmp, "tiny-cache"), 1)
+    check(not res4.stats["graph_cached"] and res4.stats["rescanned"] == 1, f"edit {res4.stats}")
+    check(res4.lookup("drivers/foo/bar.c", "foo_wait")["root_kinds"] == ["ioctl", "syscall"],
+          f"new call not followed {res4.lookup('drivers/foo/bar.c', 'foo_wait')}")
 
 
 def test_graph_real_subtree(ctx: Ctx) -> None:
