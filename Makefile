@@ -71,11 +71,14 @@ coccicheck: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
 # --- audit ---
 # make audit [M=subdir] [J=n]: rules over the tree, joined with the cross-file
 # call graph; reports in reports/<tree>/.  make hung LOG=dmesg.txt maps
-# hung-task traces to audited sites.  make bench [FULL=1] [BENCH_M=dir]
-# compares with coccicheck.  make check-audit runs tests/audit/.
+# hung-task traces to audited sites.  make bench [FULL=1 [J1=1]] [BENCH_M=dir]
+# compares with coccicheck; make bench FAMILIES=dir,dir times each family.
+# make check-audit runs tests/audit/.
 AUDIT_FLAGS ?=
 LOG ?=
 FULL ?=
+J1 ?=
+FAMILIES ?=
 BENCH_M ?= drivers/char
 
 .PHONY: audit hung bench check-audit
@@ -91,7 +94,7 @@ hung:
 
 bench: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
 	$(PYTHON) scripts/bench.py --kdir $(KDIR) -j $(J) --spatch $(SPATCH) \
-		$(if $(FULL),--full,-M $(BENCH_M))
+		$(if $(FAMILIES),--families $(FAMILIES),$(if $(FULL),--full $(if $(J1),,--no-j1),-M $(BENCH_M)))
 
 check-audit:
 	$(PYTHON) tests/audit/run_tests.py --kdir $(KDIR) --spatch $(SPATCH)
@@ -114,8 +117,9 @@ kernel-patches-check: kernel-cache
 	$(KERNELTEST) patches-check
 
 ## make check-kernel: boot killdemo as written and as converted, check the table
+# Always a real boot (~30 s): the build is cached, the proof is not.
 check-kernel: kernel-cache
-	$(KERNELTEST) check
+	$(KERNELTEST) --fresh-boot check
 
 kernel-build: kernel-cache
 	$(KERNELTEST) build

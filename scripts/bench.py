@@ -8,6 +8,10 @@
   (c) audit     after one .c file of the subtree changed: warm cache, only that
                 file is scanned and matched again
 
+`--families DIR,...` instead times each family's rule file alone, as
+`make coccicheck COCCI=cocci/F.cocci MODE=report M=DIR` runs it (in-file
+reachability, whole files), and counts its sites by verdict.
+
 The user's tree is never written: (b) and (c) run on a scratch copy holding
 the Makefile, include/ and the subtree (FULL=1: a git worktree of the whole
 tree, removed afterwards).  The call graph covers the subtree unless FULL=1.
@@ -96,6 +100,43 @@ def graph_rescanned(stats: dict) -> int:
     return g.get("files", 0) + g.get("headers", 0) - g.get("scan_cache_hits", 0)
 
 
+def verdict_class(msg: str) -> str:
+    v = msg.split("(): ", 1)[-1]
+    return v.split(":", 1)[0] if v.startswith(("manual", "refused")) else v
+
+
+def family_times(kdir: str, dirs: list[str], jobs: int, spatch: str) -> int:
+    """One coccicheck run per family and directory: CPU time and sites."""
+    fams = sorted(f[:-len(".cocci")] for f in os.listdir(os.path.join(ROOT, "cocci"))
+                  if f.endswith(".cocci"))
+    kinds = ["converted", "manual", "refused", "not on a syscall path"]
+    print(f"{'dir':16} {'family':20} {'wall s':>7} {'cpu s':>7} {'sites':>6} "
+          + " ".join(f"{k.split()[0]:>9}" for k in kinds))
+    bad = 0
+    for d in dirs:
+        tot = {"wall": 0.0, "cpu": 0.0, "sites": 0, **{k: 0 for k in kinds}}
+        for fam in fams:
+            r = timed([sys.executable, os.path.join(HERE, "coccicheck.py"), "--kdir", kdir,
+                       "--mode", "report", "-m", d, "-j", str(jobs), "--spatch", spatch,
+                       "--cocci", os.path.join(ROOT, "cocci", fam + ".cocci")])
+            if r["rc"] != 0:
+                bad += 1
+                print(f"bench: {d} {fam}: exit {r['rc']}: {r['stderr'].strip()[-200:]}",
+                      file=sys.stderr)
+            lines = [ln for ln in r["stdout"].splitlines() if "(): " in ln]
+            counts = {k: sum(1 for ln in lines if verdict_class(ln) == k) for k in kinds}
+            print(f"{d:16} {fam:20} {r['wall']:7.1f} {r['cpu']:7.1f} {len(lines):6} "
+                  + " ".join(f"{counts[k]:9}" for k in kinds), flush=True)
+            tot["wall"] += r["wall"]
+            tot["cpu"] += r["cpu"]
+            tot["sites"] += len(lines)
+            for k in kinds:
+                tot[k] += counts[k]
+        print(f"{d:16} {'(all families)':20} {tot['wall']:7.1f} {tot['cpu']:7.1f} "
+              f"{tot['sites']:6} " + " ".join(f"{tot[k]:9}" for k in kinds), flush=True)
+    return 1 if bad else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description="Benchmark the audit against coccicheck.")
     ap.add_argument("--kdir", default=os.path.expanduser("~/.cache/killable/linux-6.1"))
@@ -105,8 +146,13 @@ def main() -> int:
     ap.add_argument("--spatch", default="spatch")
     ap.add_argument("--no-j1", action="store_true", help="skip the J=1 scaling run")
     ap.add_argument("--json", default="", help="also write the numbers here")
+    ap.add_argument("--families", default="",
+                    help="comma-separated directories: time each family's rule file alone")
     args = ap.parse_args()
     kdir = os.path.abspath(args.kdir)
+    if args.families:
+        return family_times(kdir, [d.strip("/") for d in args.families.split(",") if d],
+                            args.jobs, args.spatch)
     sub = "" if args.full else args.subdir.strip("/")
     if not os.path.isdir(os.path.join(kdir, "include", "linux")):
         print(f"bench: error: KDIR={kdir}: not a kernel tree", file=sys.stderr)

@@ -19,7 +19,8 @@ bzImage; a static /init (tests/kernel/init/killdemo_init.c) in a cpio from
 the tree's usr/gen_init_cpio; qemu-system-x86_64 -nographic under TCG.
 
 Every step is keyed on a hash of its inputs, so a second run with nothing
-changed neither rebuilds nor boots again (pass --fresh-boot to boot anyway).
+changed neither rebuilds nor boots again (pass --fresh-boot to boot anyway;
+`make check-kernel` does).
 Python 3 standard library only.
 """
 
