@@ -168,10 +168,12 @@ def candidates(kdir: str, prims: list[str], subdir: str = "") -> list[str]:
     sub = subdir.strip("/")
     if os.path.exists(os.path.join(kdir, ".git")):
         spec = f"{sub}/*.c" if sub else "*.c"
-        r = subprocess.run(["git", "-C", kdir, "grep", "-l", "-E", pat, "--", spec],
-                           capture_output=True, text=True)
-        if r.returncode in (0, 1):
-            return sorted(x for x in r.stdout.splitlines() if x)
+        # PCRE when git has it: 1.6 s for the tree against 8 s with -E.
+        for flavour in ("-P", "-E"):
+            r = subprocess.run(["git", "-C", kdir, "grep", "-l", flavour, pat, "--", spec],
+                               capture_output=True, text=True)
+            if r.returncode in (0, 1):
+                return sorted(x for x in r.stdout.splitlines() if x)
     rx = re.compile(pat.encode())
     out = []
     for rel in callgraph.list_c_files(kdir, [sub] if sub else None):
@@ -738,7 +740,7 @@ def audit(o: Options) -> dict:
                  "jobs": o.jobs, "chunk": o.chunk, "graph": res.stats}
     data["run_stats"] = run_stats
     if o.shard:
-        callgraph.atomic_write(o.out, json.dumps(data, sort_keys=True, indent=0))
+        callgraph.atomic_write(o.out, report_audit.dump_json(data))
     else:
         report_audit.write_reports(data, outdir)
         # The reachability the rules saw, for the audited files (make hung uses it).
