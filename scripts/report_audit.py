@@ -4,7 +4,7 @@
 reports/<tree>/
   summary.md    totals by verdict and family, versions, parse failures,
                 per-subsystem and per-driver tables, the 30 busiest drivers
-  sites.csv     one row a site, the CONTRACT.md columns
+  sites.csv     one row a site, the columns README.md documents
   sites.json    {"tree", "rules_version", "spatch_version", "sites": [...]}
   index.html    one self-contained page: sortable, filterable table and an
                 SVG bar chart of subsystems by verdict

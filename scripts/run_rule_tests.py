@@ -44,7 +44,7 @@ STUB = ROOT / "tests" / "stub"
 COCCI = ROOT / "cocci"
 DEFAULT_OUT = ROOT / "tests" / "out"
 
-# Families named in CONTRACT.md; cocci/*.cocci adds any others.
+# The families README.md names; cocci/*.cocci adds any others.
 KNOWN_FAMILIES = (
     "mutex semaphore rwsem mmap_lock wait_event completion schedule_timeout "
     "page_lock rtnl wait_var_event inode_lock wait_event_lock_irq").split()
