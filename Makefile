@@ -83,19 +83,23 @@ BENCH_M ?= drivers/char
 
 .PHONY: audit hung bench check-audit
 
+## make audit [KDIR=tree] [M=subdir] [J=n] [AUDIT_FLAGS=...]: every sleep site, verdicts and chains -> reports/<tree>/
 audit: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
 	$(PYTHON) scripts/audit.py --kdir $(KDIR) -j $(J) --cache $(CACHE) --spatch $(SPATCH) \
 		$(if $(M),-M $(M)) $(if $(SPFLAGS),--spflags "$(SPFLAGS)") $(AUDIT_FLAGS)
 
+## make hung LOG=dmesg.txt: hung-task traces -> audited sites, verdicts and fixes
 hung:
 	@test -n "$(LOG)" || { echo "hung: give LOG=dmesg.txt" >&2; exit 2; }
 	$(PYTHON) scripts/hung_task.py --kdir $(KDIR) --cache $(CACHE) --spatch $(SPATCH) \
 		$(if $(M),-M $(M)) $(LOG)
 
+## make bench [FULL=1 [J1=1]] [BENCH_M=dir] [FAMILIES=dir,dir]: the audit against coccicheck double_lock
 bench: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
 	$(PYTHON) scripts/bench.py --kdir $(KDIR) -j $(J) --spatch $(SPATCH) \
 		$(if $(FAMILIES),--families $(FAMILIES),$(if $(FULL),--full $(if $(J1),,--no-j1),-M $(BENCH_M)))
 
+## make check-audit: tests/audit (graph, reports, resume, shards, hung traces, HTML)
 check-audit:
 	$(PYTHON) tests/audit/run_tests.py --kdir $(KDIR) --spatch $(SPATCH)
 
