@@ -15,8 +15,9 @@ reachability, whole files), and counts its sites by verdict.
 The user's tree is never written: (b) and (c) run on a scratch copy holding
 the Makefile, include/ and the subtree (FULL=1: a git worktree of the whole
 tree, removed afterwards).  The call graph covers the subtree unless FULL=1.
-Times are wall and CPU (user+sys of all children); peak RSS is the largest
-spatch process (os.wait4 per process).  Nothing here asserts a time.
+Times are wall and CPU (user+sys of all children); spatch RSS is the largest
+spatch process (os.wait4 per process), max RSS the largest process of the
+run (for the audit, the parent that holds the call graph).  Nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -219,11 +220,14 @@ def main() -> int:
                      res["cold_j1"]["stats"].get("spatch_max_rss_kb", 0)))
     print(f"\nbench: {sub or 'whole tree'} ({'FULL' if args.full else 'M=' + sub}), "
           f"spatch J={args.jobs}")
+    # spatch RSS: the largest spatch worker; max RSS: the largest process of
+    # the run, which for the audit is the parent holding the call graph.
     print(f"{'run':32} {'wall s':>8} {'cpu s':>8} {'wall/base':>9} {'cpu/base':>9} "
-          f"{'peak RSS MB':>11}")
+          f"{'spatch RSS MB':>13} {'max RSS MB':>10}")
     for name, v, rss in rows:
         print(f"{name:32} {v['wall']:8.1f} {v['cpu']:8.1f} {v['wall'] / base['wall']:9.2f} "
-              f"{v['cpu'] / max(base['cpu'], 1e-9):9.2f} {rss / 1024:11.1f}")
+              f"{v['cpu'] / max(base['cpu'], 1e-9):9.2f} {rss / 1024:13.1f} "
+              f"{v['maxrss_kb'] / 1024:10.1f}")
     cs = res["cold"]["stats"]
     print(f"\naudit cold: graph {cs.get('graph_s', 0)}s, spatch {cs.get('spatch_s', 0)}s over "
           f"{cs.get('spatch_ran_files', 0)} files in {cs.get('spatch_runs', 0)} spatch runs")
