@@ -17,7 +17,8 @@ the Makefile, include/ and the subtree (FULL=1: a git worktree of the whole
 tree, removed afterwards).  The call graph covers the subtree unless FULL=1.
 Times are wall and CPU (user+sys of all children); spatch RSS is the largest
 spatch process (os.wait4 per process), max RSS the largest process of the
-run (for the audit, the parent that holds the call graph).  Nothing here asserts a time.
+run (for the audit, the parent that holds the call graph).  Nothing here
+asserts a time.
 """
 
 from __future__ import annotations
@@ -220,8 +221,6 @@ def main() -> int:
                      res["cold_j1"]["stats"].get("spatch_max_rss_kb", 0)))
     print(f"\nbench: {sub or 'whole tree'} ({'FULL' if args.full else 'M=' + sub}), "
           f"spatch J={args.jobs}")
-    # spatch RSS: the largest spatch worker; max RSS: the largest process of
-    # the run, which for the audit is the parent holding the call graph.
     print(f"{'run':32} {'wall s':>8} {'cpu s':>8} {'wall/base':>9} {'cpu/base':>9} "
           f"{'spatch RSS MB':>13} {'max RSS MB':>10}")
     for name, v, rss in rows:

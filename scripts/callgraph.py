@@ -102,7 +102,8 @@ def atomic_pickle(path: str, obj: object) -> None:
 
 def intern_strings(x):
     """x with every string interned: the facts of 55,000 files name the same
-    functions and members millions of times, a third of the graph's memory."""
+    functions and members millions of times (interned as they arrive, the
+    whole tree's facts took 0.65 GB instead of 0.92 GB)."""
     if isinstance(x, str):
         return sys.intern(x)
     if isinstance(x, list):

@@ -230,7 +230,7 @@ def scan_text(text: str, path: str = "", interesting: frozenset[str] = frozenset
     """Scan C source text. `interesting` names calls whose args are kept.
 
     uses=False leaves each Call.use "other" and Function.returns empty: the
-    call graph needs neither, and they were over half of its scan.
+    call graph needs neither.
     """
     facts = FileFacts(path)
     clean = blank_noise(text)
@@ -402,11 +402,8 @@ def scan_body(clean: str, start: int, end: int, fn: Function, lines: LineIndex,
             continue
         pre = clean[max(0, m.start() - 3):m.start()].rstrip()
         via_member = pre.endswith("->") or pre.endswith(".")
-        use = "other"
-        if uses or name in interesting:
-            close = matching(clean, m.end() - 1, "(", ")")
-            if uses:
-                use = classify_use(clean, m.start(), close + 1)
+        close = matching(clean, m.end() - 1, "(", ")") if uses or name in interesting else -1
+        use = classify_use(clean, m.start(), close + 1) if uses else "other"
         fn.calls.append(Call(name, lines.line(m.start()), use, via_member))
         if name in interesting:
             facts.macro_refs.append(MacroRef(name, split_args(clean[m.end():close]),
