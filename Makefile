@@ -1,5 +1,6 @@
 # killable: Coccinelle rules that make Linux syscall paths killable.
-# The front door: every target a user runs is here; the work is in scripts/.
+# The front door: every target a user runs is here; the work is in the
+# scripts/killable package, run as `python3 -m killable COMMAND`.
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -17,6 +18,7 @@ SPFLAGS ?=
 DEBUG_FILE ?=
 
 export PYTHONDONTWRITEBYTECODE := 1
+KILLABLE = PYTHONPATH=$(CURDIR)/scripts $(PYTHON) -m killable
 
 DEB_PACKAGES := coccinelle sparse linux-source-6.1 qemu-system-x86 \
 	bc bison flex libelf-dev libssl-dev cpio kmod gcc make git \
@@ -59,11 +61,11 @@ $(KCACHE)/.killable-ok: | $(CACHE)/.deps-ok
 
 ## make rules: regenerate cocci/*.cocci from cocci/templates and cocci/data
 rules:
-	@$(PYTHON) scripts/gen_family_rules.py
+	@$(KILLABLE) rules
 
 ## make coccicheck [KDIR=tree] [M=subdir] [MODE=patch|report|context|org] [COCCI=cocci/x.cocci] [J=n]
 coccicheck: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
-	@$(PYTHON) scripts/coccicheck.py --kdir $(KDIR) --mode $(MODE) -j $(J) \
+	@$(KILLABLE) coccicheck --kdir $(KDIR) --mode $(MODE) -j $(J) \
 		$(if $(M),-m $(M)) $(if $(COCCI),--cocci $(COCCI)) \
 		$(if $(REACH),--reach $(REACH)) $(if $(filter-out 0,$(V)),-v) \
 		--spflags "$(SPFLAGS)"
@@ -85,18 +87,18 @@ BENCH_M ?= drivers/char
 
 ## make audit [KDIR=tree] [M=subdir] [J=n] [AUDIT_FLAGS=...]: every sleep site, verdicts and chains -> reports/<tree>/
 audit: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
-	$(PYTHON) scripts/audit.py --kdir $(KDIR) -j $(J) --cache $(CACHE) --spatch $(SPATCH) \
+	$(KILLABLE) audit --kdir $(KDIR) -j $(J) --cache $(CACHE) --spatch $(SPATCH) \
 		$(if $(M),-M $(M)) $(if $(SPFLAGS),--spflags "$(SPFLAGS)") $(AUDIT_FLAGS)
 
 ## make hung LOG=dmesg.txt: hung-task traces -> audited sites, verdicts and fixes
 hung:
 	@test -n "$(LOG)" || { echo "hung: give LOG=dmesg.txt" >&2; exit 2; }
-	$(PYTHON) scripts/hung_task.py --kdir $(KDIR) --cache $(CACHE) --spatch $(SPATCH) \
+	$(KILLABLE) hung --kdir $(KDIR) --cache $(CACHE) --spatch $(SPATCH) \
 		$(if $(M),-M $(M)) $(LOG)
 
 ## make bench [FULL=1 [J1=1]] [BENCH_M=dir] [FAMILIES=dir,dir]: the audit against coccicheck double_lock
 bench: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
-	$(PYTHON) scripts/bench.py --kdir $(KDIR) -j $(J) --spatch $(SPATCH) \
+	$(KILLABLE) bench --kdir $(KDIR) -j $(J) --spatch $(SPATCH) \
 		$(if $(FAMILIES),--families $(FAMILIES),$(if $(FULL),--full $(if $(J1),,--no-j1),-M $(BENCH_M)))
 
 ## make check-audit: tests/audit (graph, reports, resume, shards, hung traces, HTML)
@@ -134,7 +136,7 @@ check-kernel-parsers:
 	$(PYTHON) -m unittest discover -s tests/kernel -p 'test_*.py'
 
 # --- rule tests ---
-# tests/cases/NAME.c against cocci/<family>.cocci (scripts/run_rule_tests.py,
+# tests/cases/NAME.c against cocci/<family>.cocci (tests/run_rule_tests.py,
 # see tests/README.md).  K=PATTERN selects cases; UPDATE=1 rewrites the
 # expected .res/.stdout from the current rules (review them after).
 K ?=
@@ -144,9 +146,9 @@ UPDATE ?=
 
 ## make check-rules [K=pattern] [UPDATE=1]: run the rule test cases (tests/cases)
 check-rules:
-	@$(PYTHON) scripts/run_rule_tests.py --self-test >/dev/null || \
-		$(PYTHON) scripts/run_rule_tests.py --self-test
-	@$(PYTHON) scripts/run_rule_tests.py --jobs $(J) --spatch $(SPATCH) \
+	@$(PYTHON) tests/run_rule_tests.py --self-test >/dev/null || \
+		$(PYTHON) tests/run_rule_tests.py --self-test
+	@$(PYTHON) tests/run_rule_tests.py --jobs $(J) --spatch $(SPATCH) \
 		$(if $(K),-k '$(K)') $(if $(filter 1,$(UPDATE)),--update) $(if $(filter 1,$(V)),-v)
 
 ## make check-fast: the quick tier (< 2 min): generated rules fresh, rule fixtures, unit tests
@@ -170,7 +172,7 @@ check: deps
 # --- batches ---
 # make batches [KDIR=tree] M=subdir [REACH=file]: the patch-mode diff as patch
 # series, one per MAINTAINERS section, in $(BATCHES_OUT)/<series>/ with
-# SUMMARY.md (scripts/make_batches.py; tests/batches/README-batches.md).
+# SUMMARY.md (scripts/killable/batches/; tests/batches/README-batches.md).
 # Commits live in a worktree under $(CACHE)/batches, the allmodconfig build
 # in $(CACHE)/batches-obj (prepared once).  make check-batches runs
 # tests/batches/ on 6.1 drivers/misc/mei.
@@ -184,7 +186,7 @@ BATCHES_J := $(shell n=$(J); [ "$$n" -gt 2 ] 2>/dev/null && n=2; echo $${n:-2})
 ## make batches [KDIR=tree] M=subdir [REACH=file]: reviewable patch series per maintainer in out/batches/
 batches: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
 	@test -n "$(M)" || { echo "batches: give M=subdir (e.g. M=drivers/misc/mei)" >&2; exit 2; }
-	@$(PYTHON) scripts/make_batches.py --kdir $(KDIR) -m $(M) --cache $(CACHE) \
+	@$(KILLABLE) batches --kdir $(KDIR) -m $(M) --cache $(CACHE) \
 		--out $(BATCHES_OUT) -j $(BATCHES_J) $(if $(REACH),--reach $(REACH)) $(BATCHES_FLAGS)
 
 ## make check-batches: series for 6.1 drivers/misc/mei: git am, checkpatch, compile, thread shape, refusals

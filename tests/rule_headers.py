@@ -34,8 +34,8 @@ def main() -> int:
         print(("ok: " if not bad else "FAIL: ") + os.path.relpath(path, TOP) +
               ("" if not bad else ": " + "; ".join(bad)))
         passed, failed = passed + (not bad), failed + bool(bad)
-    gen = subprocess.run([sys.executable, os.path.join(TOP, "scripts", "gen_family_rules.py"),
-                          "--check"], capture_output=True, text=True)
+    gen = subprocess.run(["env", f"PYTHONPATH={os.path.join(TOP, 'scripts')}", sys.executable, "-m", "killable",
+                          "rules", "--check"], capture_output=True, text=True)
     print(("ok: " if gen.returncode == 0 else "FAIL: ") + "generated rules are up to date" +
           ("" if gen.returncode == 0 else ": " + gen.stderr.strip()))
     passed, failed = passed + (gen.returncode == 0), failed + (gen.returncode != 0)

@@ -33,13 +33,14 @@ def main() -> int:
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         combined = os.path.join(tmp, "killable-all.cocci")
-        subprocess.run([sys.executable, os.path.join(TOP, "scripts", "gen_family_rules.py"),
-                        "--combined", combined], check=True)
+        subprocess.run(["env", f"PYTHONPATH={os.path.join(TOP, 'scripts')}", sys.executable, "-m",
+                        "killable", "rules", "--combined", combined], check=True)
         for sub in args.subdirs:
             counts: collections.Counter[str] = collections.Counter()
             for mode in ("report", "patch"):
                 t0 = time.time()
-                proc = run([sys.executable, os.path.join(TOP, "scripts", "coccicheck.py"),
+                proc = run(["env", f"PYTHONPATH={os.path.join(TOP, 'scripts')}", sys.executable, "-m",
+                            "killable", "coccicheck",
                             "--kdir", args.kdir, "-m", sub, "--mode", mode, "--cocci", combined,
                             "-j", str(args.jobs), "--timeout", "200"])
                 dt = time.time() - t0

@@ -26,10 +26,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SCRIPTS = os.path.join(ROOT, "scripts")
 sys.path.insert(0, SCRIPTS)
-import audit  # noqa: E402
-import callgraph  # noqa: E402
-import hung_task  # noqa: E402
-import report_audit  # noqa: E402
+from killable import paths  # noqa: E402
+from killable.audit import report as report_audit  # noqa: E402
+from killable.audit import run as audit  # noqa: E402
+from killable.graph import callgraph  # noqa: E402
+from killable import hung as hung_task  # noqa: E402
 
 STUB = os.path.join(HERE, "stub.cocci")
 
@@ -56,8 +57,10 @@ def need_tree(ctx: Ctx) -> None:
         raise Skip(f"no kernel tree at {ctx.kdir}")
 
 
-def py(*args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, **kw)
+def py(command: str, *args: str, **kw) -> subprocess.CompletedProcess:
+    """Run one `python3 -m killable COMMAND`."""
+    return subprocess.run(paths.module_cmd(command) + list(args), capture_output=True, text=True,
+                          **kw)
 
 
 # ---------------------------------------------------------------- a tiny tree
@@ -328,7 +331,7 @@ def test_tree_names(ctx: Ctx) -> None:
 
 
 def test_bad_inputs(ctx: Ctx) -> None:
-    a = os.path.join(SCRIPTS, "audit.py")
+    a = "audit"
     r = py(a, "--kdir", os.path.join(ctx.tmp, "nope"), "--no-progress")
     check(r.returncode == 2 and r.stderr.count("\n") == 1 and "no such directory" in r.stderr,
           f"missing KDIR: {r.returncode} {r.stderr!r}")
@@ -374,7 +377,7 @@ def run_audit(ctx: Ctx, cache: str, reports: str, *extra: str, rules: str = STUB
         shared = os.path.join(ctx.cache, "audit-cache", "scan")
         os.makedirs(shared, exist_ok=True)
         os.symlink(shared, scan)
-    cmd = [sys.executable, os.path.join(SCRIPTS, "audit.py"), "--kdir", ctx.kdir, "-M", m,
+    cmd = paths.module_cmd("audit") + ["--kdir", ctx.kdir, "-M", m,
            "--graph-scope", "subdir", "--cache", cache, "--reports", reports, "--spatch",
            ctx.spatch, "--no-progress", "--timeout", "60"]
     if rules:
@@ -462,7 +465,7 @@ def test_shard_merge(ctx: Ctx) -> None:
     b = json.load(open(parts[1]))["files"]
     check(a and b and not set(a) & set(b), f"shards overlap or empty: {len(a)} {len(b)}")
     merged = os.path.join(ctx.tmp, "r-merged")
-    r = py(os.path.join(SCRIPTS, "audit.py"), "--merge", *parts, "--reports", merged)
+    r = py("audit", "--merge", *parts, "--reports", merged)
     check(r.returncode == 0, r.stderr)
     want = read_reports(os.path.join(full, "linux-6.1-drivers_char_tpm"))
     got = read_reports(os.path.join(merged, "linux-6.1-drivers_char_tpm"))
@@ -579,13 +582,11 @@ def test_hung_parser(ctx: Ctx) -> None:
 
 def test_hung_patch_real(ctx: Ctx) -> None:
     need_tree(ctx)
-    if not os.path.exists(os.path.join(SCRIPTS, "gen_family_rules.py")):
-        raise Skip("no gen_family_rules.py")
     rep = os.path.join(ctx.tmp, "r-hung")
     run_audit(ctx, ctx.cache, rep, "-j", "2", "--files", "drivers/char/hpet.c",
               rules="", m="drivers/char")
     d = os.path.join(rep, "linux-6.1-drivers_char")
-    r = py(os.path.join(SCRIPTS, "hung_task.py"), "--kdir", ctx.kdir, "--reports", d,
+    r = py("hung", "--kdir", ctx.kdir, "--reports", d,
            "--cache", ctx.cache, os.path.join(HERE, "traces", "hpet-ioctl.txt"))
     check(r.returncode == 0, r.stderr)
     check("hpet_ioctl -> drivers/char/hpet.c:" in r.stdout, r.stdout)
@@ -598,8 +599,6 @@ def test_hung_patch_real(ctx: Ctx) -> None:
 
 def test_audit_real_rules(ctx: Ctx) -> None:
     need_tree(ctx)
-    if not os.path.exists(os.path.join(SCRIPTS, "gen_family_rules.py")):
-        raise Skip("no gen_family_rules.py")
     rep = os.path.join(ctx.tmp, "r-real")
     run_audit(ctx, ctx.cache, rep, "-j", "2", rules="", m="drivers/char/mwave")
     js = json.load(open(os.path.join(rep, "linux-6.1-drivers_char_mwave", "sites.json")))
@@ -644,10 +643,8 @@ def test_two_pass_matches_whole_files(ctx: Ctx) -> None:
 def test_bench_smoke(ctx: Ctx) -> None:
     """bench.py runs all three legs on a tiny subtree; no time is asserted."""
     need_tree(ctx)
-    if not os.path.exists(os.path.join(SCRIPTS, "gen_family_rules.py")):
-        raise Skip("no gen_family_rules.py")
     out = os.path.join(ctx.tmp, "bench.json")
-    r = py(os.path.join(SCRIPTS, "bench.py"), "--kdir", ctx.kdir, "-M", "drivers/char/mwave",
+    r = py("bench", "--kdir", ctx.kdir, "-M", "drivers/char/mwave",
            "-j", "2", "--spatch", ctx.spatch, "--json", out)
     check(r.returncode == 0, f"bench failed: {r.stderr[-600:]}")
     for want in ("(a) coccicheck double_lock", "(b) audit cold J=2", "(c) audit, 1 file touched",

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make check-batches: the patch series for a small 6.1 subtree, end to end.
 
-Runs scripts/make_batches.py on the 6.1 cache (M=drivers/misc/mei by default)
+Runs `python3 -m killable batches` on the 6.1 cache (M=drivers/misc/mei by default)
 and checks the result as a maintainer would: every series has a filled cover
 letter and numbered patches threaded to it (b4's shape), applies with `git am`
 onto a fresh worktree, is checkpatch --strict clean, and every changed file
@@ -27,9 +27,10 @@ import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
-import make_batches as mb  # noqa: E402
+from killable import paths  # noqa: E402
+from killable.batches import series as mb  # noqa: E402
 
-SCRIPT = os.path.join(TOP, "scripts", "make_batches.py")
+SCRIPT = paths.module_cmd("batches")
 RESULTS = {"passed": 0, "failed": 0}
 
 
@@ -45,7 +46,7 @@ def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
 
 
 def batches(kdir: str, m: str, out: str, cache: str, *extra: str) -> subprocess.CompletedProcess:
-    return run([sys.executable, SCRIPT, "--kdir", kdir, "-m", m, "--out", out,
+    return run(SCRIPT + ["--kdir", kdir, "-m", m, "--out", out,
                 "--cache", cache, *extra])
 
 

@@ -16,11 +16,9 @@ import sys
 from collections import deque
 from dataclasses import dataclass, field
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import csource  # noqa: E402
+from killable.scan import csource
 
-DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                        "cocci", "data")
+from killable.paths import DATA_DIR
 
 
 @dataclass(frozen=True)

@@ -32,9 +32,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
+from killable import paths
 
 TS = r"(?:\[\s*\d+\.\d+\]\s?)?(?:<\d>)?"
 TASK_RE = re.compile(TS + r"\s*INFO: task (?P<name>.+?):(?P<pid>\d+) blocked for more than "
@@ -121,7 +119,7 @@ def pick(sites: list[dict], module: str) -> list[dict]:
 
 
 def function_span(path: str, func: str) -> tuple[int, int] | None:
-    import csource
+    from killable.scan import csource
     ff = csource.scan_file(path)
     fn = ff.functions.get(func)
     return (fn.line, fn.end_line) if fn else None
@@ -152,7 +150,7 @@ def patch_for(kdir: str, rel: str, func: str, line: int, spatch: str, cocci: str
     opts = ["--no-includes", "--include-headers"]
     cmd = [spatch, "-D", "patch", "--very-quiet", "--cocci-file", cocci, *opts,
            "--timeout", str(timeout), rel]
-    env = dict(os.environ, KILLABLE_SCRIPTS=HERE)
+    env = paths.module_env()
     if reach:
         cmd[1:1] = ["-D", f"killable_reach={reach}"]
         env["KILLABLE_REACH"] = reach
@@ -216,7 +214,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--no-patch", action="store_true", help="do not run spatch -D patch")
     args = ap.parse_args()
-    import audit
+    from killable.audit import run as audit
     try:
         if args.log == "-":
             text = sys.stdin.read()
@@ -233,7 +231,7 @@ def main() -> int:
         except audit.AuditError as e:
             print(f"hung: error: {e}", file=sys.stderr)
             return 2
-        reports = os.path.join(ROOT, "reports", audit.tree_name(args.kdir, args.subdir))
+        reports = os.path.join(paths.REPORTS, audit.tree_name(args.kdir, args.subdir))
     sites_path = os.path.join(reports, "sites.json")
     if not os.path.exists(sites_path):
         print(f"hung: error: {sites_path} missing; run make audit first", file=sys.stderr)

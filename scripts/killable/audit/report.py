@@ -25,9 +25,7 @@ import os
 import sys
 from collections import Counter, defaultdict
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from callgraph import atomic_write  # noqa: E402
+from killable.graph.callgraph import atomic_write
 
 VERDICTS = ["convertible", "manual", "refused", "not on a syscall path"]
 COLUMNS = ["file", "line", "col", "function", "primitive", "family", "verdict", "reason",

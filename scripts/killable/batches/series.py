@@ -29,7 +29,8 @@ import textwrap
 import time
 from typing import Iterable, Optional
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from killable import paths
+from killable.paths import TOP
 REPORT_LINE = re.compile(
     r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+)-(?P<colend>\d+): "
     r"(?P<prim>\w+) in (?P<func>\w+)\(\): (?P<verdict>.*)$")
@@ -796,7 +797,7 @@ def spatch_version() -> str:
 
 
 def run_rules(args: argparse.Namespace, mode: str, combined: str) -> str:
-    cmd = ["nice", sys.executable, os.path.join(TOP, "scripts", "coccicheck.py"), "--kdir",
+    cmd = ["nice"] + paths.module_cmd("coccicheck") + ["--kdir",
            args.kdir, "--mode", mode, "--cocci", combined, "-j", str(args.jobs), "-m", args.m]
     if args.reach:
         cmd += ["--reach", os.path.abspath(args.reach)]
@@ -871,8 +872,7 @@ def batches(args: argparse.Namespace) -> int:
     else:
         with tempfile.TemporaryDirectory() as tmp:
             combined = os.path.join(tmp, "killable-all.cocci")
-            run([sys.executable, os.path.join(TOP, "scripts", "gen_family_rules.py"),
-                 "--combined", combined], check=True)
+            run(paths.module_cmd("rules") + ["--combined", combined], check=True)
             log(f"rules in patch mode on {args.m}")
             diff = run_rules(args, "patch", combined)
             log(f"rules in report mode on {args.m}")

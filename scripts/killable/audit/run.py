@@ -39,13 +39,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-import callgraph  # noqa: E402
-import csource  # noqa: E402
-import killable_rules  # noqa: E402
-import report_audit  # noqa: E402
+from killable import paths
+from killable.paths import TOP as ROOT
+from killable.graph import callgraph
+from killable.scan import csource
+from killable.verdicts import rules as killable_rules
+from killable.audit import report as report_audit
 
 RESULT_FORMAT = "killable-audit-1"
 REPORT_RE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+)-(?P<colend>\d+): "
@@ -97,19 +96,24 @@ def load_primitives(path: str) -> dict[str, str]:
     return {name: p.family for name, p in killable_rules.load_primitives(path).items()}
 
 
+# The Python half of the rules: what a verdict can depend on besides cocci/.
+RULE_PYTHON = ("scan", "graph/reach.py", "verdicts", "generate.py", "data.py", "paths.py",
+               "spatch.py")
+
+
 def rules_version(root: str = ROOT) -> str:
     """Hash of cocci/ and of the Python the rules import."""
-    paths = []
-    for d, dirs, fs in os.walk(os.path.join(root, "cocci")):
-        dirs.sort()
-        for f in sorted(fs):
-            paths.append(os.path.join(d, f))
-    for f in ("killable_rules.py", "csource.py", "reachability.py", "gen_family_rules.py"):
-        p = os.path.join(root, "scripts", f)
-        if os.path.exists(p):
-            paths.append(p)
+    files = []
+    for top in ["cocci"] + [os.path.join("scripts", "killable", p) for p in RULE_PYTHON]:
+        top = os.path.join(root, top)
+        if os.path.isfile(top):
+            files.append(top)
+        for d, dirs, fs in os.walk(top):
+            dirs.sort()
+            files += [os.path.join(d, f) for f in sorted(fs)
+                      if top.endswith("cocci") or f.endswith(".py")]
     h = hashlib.sha256()
-    for p in sorted(paths):
+    for p in sorted(files):
         h.update(os.path.relpath(p, root).encode() + b"\0")
         with open(p, "rb") as f:
             h.update(f.read())
@@ -133,15 +137,12 @@ def combined_rules(cache: str, rver: str, override: str = "", kind: str = "combi
         return override
     out = os.path.join(cache, "audit-cache", f"{kind}-{rver}.cocci")
     if not os.path.exists(out):
-        gen = os.path.join(HERE, "gen_family_rules.py")
-        if not os.path.exists(gen):
-            raise AuditError(f"scripts/gen_family_rules.py missing: cannot build the {kind} rules")
         os.makedirs(os.path.dirname(out), exist_ok=True)
         tmp = out + f".tmp{os.getpid()}"
-        r = subprocess.run([sys.executable, gen, f"--{kind}", tmp],
+        r = subprocess.run(paths.module_cmd("rules") + [f"--{kind}", tmp],
                            capture_output=True, text=True)
         if r.returncode != 0 or not os.path.exists(tmp):
-            raise AuditError(f"gen_family_rules.py --{kind} failed: " +
+            raise AuditError(f"make rules --{kind} failed: " +
                              (r.stderr.strip().splitlines() or ["?"])[-1])
         os.replace(tmp, out)
     return out
@@ -429,7 +430,8 @@ def run_spatch(cfg: RunConfig, files: list[str], live: Live | None = None,
         cmd = [cfg.spatch, "-D", "report", "--no-show-diff", "--cocci-file", cfg.cocci,
                *cfg.options, "--verbose-parsing", "--timeout", str(cfg.timeout),
                "-D", f"killable_reach={reach}", "--file-groups", groups, *cfg.spflags]
-        env = dict(os.environ, KILLABLE_REACH=reach, KILLABLE_SCRIPTS=HERE)
+        env = paths.module_env()
+        env["KILLABLE_REACH"] = reach
         if root:
             env["KILLABLE_SOURCE_ROOT"] = cfg.kdir
         out_p, err_p = os.path.join(wd, "out"), os.path.join(wd, "err")

@@ -18,7 +18,8 @@ import subprocess
 import sys
 import tempfile
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from killable import paths
+from killable.paths import TOP
 REPORT_LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+)-(?P<colend>\d+): (?P<msg>.*)$")
 
 
@@ -77,7 +78,7 @@ def run_rule(args: argparse.Namespace, cocci: str) -> tuple[str, str, int]:
     cmd += shlex.split(args.spflags)
     if args.verbose:
         print(" ".join(shlex.quote(c) for c in cmd), file=sys.stderr)
-    env = dict(os.environ, KILLABLE_SCRIPTS=os.path.join(TOP, "scripts"))
+    env = paths.module_env()
     proc = subprocess.run(cmd, cwd=args.kdir, capture_output=True, text=True, env=env)
     rc = proc.returncode
     if rc == 255 and "No rules apply" in proc.stderr:

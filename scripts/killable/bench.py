@@ -32,8 +32,8 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from killable import paths
+from killable.paths import TOP as ROOT
 
 
 def timed(cmd: list[str], cwd: str | None = None, env: dict | None = None) -> dict:
@@ -79,7 +79,7 @@ def scratch_copy(kdir: str, sub: str, dest: str, full: bool) -> str:
 
 def audit_cmd(python: str, kdir: str, sub: str, jobs: int, cache: str, spatch: str,
               reports: str, full: bool) -> list[str]:
-    cmd = [python, os.path.join(HERE, "audit.py"), "--kdir", kdir, "-j", str(jobs),
+    cmd = ["env", f"PYTHONPATH={paths.SCRIPTS}", python, "-m", "killable", "audit", "--kdir", kdir, "-j", str(jobs),
            "--cache", cache, "--spatch", spatch, "--reports", reports, "--no-progress"]
     if sub:
         cmd += ["-M", sub]
@@ -118,7 +118,7 @@ def family_times(kdir: str, dirs: list[str], jobs: int, spatch: str) -> int:
     for d in dirs:
         tot = {"wall": 0.0, "cpu": 0.0, "sites": 0, **{k: 0 for k in kinds}}
         for fam in fams:
-            r = timed([sys.executable, os.path.join(HERE, "coccicheck.py"), "--kdir", kdir,
+            r = timed(paths.module_cmd("coccicheck") + ["--kdir", kdir,
                        "--mode", "report", "-m", d, "-j", str(jobs), "--spatch", spatch,
                        "--cocci", os.path.join(ROOT, "cocci", fam + ".cocci")])
             if r["rc"] != 0:

@@ -44,11 +44,8 @@ from dataclasses import dataclass, field
 from multiprocessing import Pool
 from typing import IO, Iterable, Iterator
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-import csource  # noqa: E402
-import reachability  # noqa: E402
+from killable.scan import csource
+from killable.graph import reach as reachability
 
 SCAN_FORMAT = "1"
 
@@ -137,7 +134,7 @@ def hash_files(paths: Iterable[str]) -> str:
 
 def scanner_version(data_dir: str = reachability.DATA_DIR) -> str:
     """Hash of everything a scan result depends on besides the C file."""
-    files = [os.path.join(HERE, "csource.py"), os.path.join(HERE, "reachability.py"),
+    files = [csource.__file__, reachability.__file__,
              os.path.join(data_dir, "syscall-roots.tsv"),
              os.path.join(data_dir, "must-not-fail-roots.tsv")]
     return (SCAN_FORMAT + hash_files(files))[:16]

@@ -17,12 +17,10 @@ import os
 import re
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from killable_rules import DATA_DIR, Primitive, load_primitives  # noqa: E402
+from killable.paths import DATA_DIR
+from killable.verdicts.rules import Primitive, load_primitives
 
-TOP = os.path.dirname(HERE)
-TEMPLATES = os.path.join(TOP, "cocci", "templates")
+from killable.paths import TEMPLATES, TOP
 
 TITLES = {
     "mutex": "Use mutex_lock_killable() on syscall paths, with error plumbing.",

@@ -18,12 +18,10 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import csource  # noqa: E402
-import reachability  # noqa: E402
+from killable.scan import csource
+from killable.graph import reach as reachability
 
-DATA_DIR = os.path.join(os.path.dirname(HERE), "cocci", "data")
+from killable.paths import DATA_DIR
 
 RET_NAMES = ("ret", "err", "rc", "error", "retval", "res", "result", "status", "rv", "r")
 # Types that carry a negative errno.  Unsigned ones do not.
