@@ -17,8 +17,7 @@ import os
 import re
 import sys
 
-from killable.paths import DATA_DIR
-from killable.verdicts.rules import Primitive, load_primitives
+from killable.data import Primitive, load_primitives
 
 from killable.paths import TEMPLATES, TOP
 
@@ -157,7 +156,7 @@ def share_analyses(text: str) -> str:
 
 def families() -> dict[str, list[Primitive]]:
     fams: dict[str, list[Primitive]] = {}
-    for p in load_primitives(os.path.join(DATA_DIR, "primitives.tsv")).values():
+    for p in load_primitives().values():
         fams.setdefault(p.family, []).append(p)
     return fams
 

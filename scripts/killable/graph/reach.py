@@ -18,45 +18,14 @@ from dataclasses import dataclass, field
 
 from killable.scan import csource
 
+from killable import data
+from killable.data import RootRule, RootTable  # noqa: F401
 from killable.paths import DATA_DIR
 
 
-@dataclass(frozen=True)
-class RootRule:
-    kind: str       # member | define | arg | name
-    pattern: str
-    root: str
-    extra: str = ""
-
-
-@dataclass
-class RootTable:
-    syscall: list[RootRule]
-    mustnotfail: list[RootRule]
-
-    def interesting(self) -> frozenset[str]:
-        """Macro and function names whose arguments name roots."""
-        return frozenset(r.pattern for r in self.syscall + self.mustnotfail
-                         if r.kind in ("arg", "name"))
-
-
-def load_rules(path: str) -> list[RootRule]:
-    rules = []
-    with open(path, encoding="utf-8") as f:
-        for n, raw in enumerate(f, 1):
-            line = raw.split("#", 1)[0].rstrip("\n") if not raw.lstrip().startswith("#") else ""
-            if not line.strip():
-                continue
-            cols = [c.strip() for c in line.split("\t") if c.strip() != ""]
-            if len(cols) < 3 or cols[0] not in ("member", "define", "arg", "name"):
-                raise SystemExit(f"{path}:{n}: bad root rule: {raw.strip()!r}")
-            rules.append(RootRule(cols[0], cols[1], cols[2], cols[3] if len(cols) > 3 else ""))
-    return rules
-
-
-def load_tables(data_dir: str = DATA_DIR) -> RootTable:
-    return RootTable(load_rules(os.path.join(data_dir, "syscall-roots.tsv")),
-                     load_rules(os.path.join(data_dir, "must-not-fail-roots.tsv")))
+# The root tables are read by killable.data; these names stay for the graph.
+load_rules = data.load_root_rules
+load_tables = data.load_root_tables
 
 
 @dataclass

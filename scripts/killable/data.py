@@ -1,0 +1,97 @@
+"""The tables in cocci/data/, each read by one loader.
+
+Every table is a flat text file a user may extend: one entry a line, tab
+separated, `#` comments.  Nothing else in the package opens these files.
+
+  primitives.tsv           primitive, killable twin, family, error, shape, [patch]
+  acquire-release.tsv      acquisition, its release, undo style; `~REGEX` lines
+  syscall-roots.tsv        where system calls enter (ops members, macros)
+  must-not-fail-roots.tsv  where a failure must not happen (release, remove, ...)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from killable.paths import DATA_DIR
+
+
+@dataclass
+class Primitive:
+    name: str
+    twin: str
+    family: str
+    error: str          # what the twin returns on a fatal signal
+    shape: str          # stmt | timeout | poll
+    needs: str = ""     # a kernel patch the twin comes from, if 6.1 lacks it
+
+
+@dataclass(frozen=True)
+class RootRule:
+    kind: str       # member | define | arg | name
+    pattern: str
+    root: str
+    extra: str = ""
+
+
+@dataclass
+class RootTable:
+    syscall: list[RootRule]
+    mustnotfail: list[RootRule]
+
+    def interesting(self) -> frozenset[str]:
+        """Macro and function names whose arguments name roots."""
+        return frozenset(r.pattern for r in self.syscall + self.mustnotfail
+                         if r.kind in ("arg", "name"))
+
+
+def table_lines(path: str):
+    """The entries of a table: lines that are neither blank nor comments."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip() and not line.lstrip().startswith("#"):
+                yield line.rstrip("\n")
+
+
+def load_primitives(path: str = os.path.join(DATA_DIR, "primitives.tsv")) -> dict[str, Primitive]:
+    prims = {}
+    for line in table_lines(path):
+        cols = line.split("\t")
+        p = Primitive(*cols[:5], needs=cols[5] if len(cols) > 5 else "")
+        prims[p.name] = p
+    return prims
+
+
+def load_acquires(path: str = os.path.join(DATA_DIR, "acquire-release.tsv")
+                  ) -> tuple[dict[str, tuple[str, str]], list[re.Pattern]]:
+    """acquisition -> (release, style), and the patterns of style none."""
+    table: dict[str, tuple[str, str]] = {}
+    patterns: list[re.Pattern] = []
+    for line in table_lines(path):
+        if line.startswith("~"):
+            patterns.append(re.compile(line[1:].strip()))
+            continue
+        acq, rel, style = line.split()[:3]
+        table[acq] = (rel, style)
+    return table, patterns
+
+
+def load_root_rules(path: str) -> list[RootRule]:
+    rules = []
+    with open(path, encoding="utf-8") as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.split("#", 1)[0].rstrip("\n") if not raw.lstrip().startswith("#") else ""
+            if not line.strip():
+                continue
+            cols = [c.strip() for c in line.split("\t") if c.strip() != ""]
+            if len(cols) < 3 or cols[0] not in ("member", "define", "arg", "name"):
+                raise SystemExit(f"{path}:{n}: bad root rule: {raw.strip()!r}")
+            rules.append(RootRule(cols[0], cols[1], cols[2], cols[3] if len(cols) > 3 else ""))
+    return rules
+
+
+def load_root_tables(data_dir: str = DATA_DIR) -> RootTable:
+    return RootTable(load_root_rules(os.path.join(data_dir, "syscall-roots.tsv")),
+                     load_root_rules(os.path.join(data_dir, "must-not-fail-roots.tsv")))

@@ -1,0 +1,195 @@
+"""The verdict of a sleep site: an ordered list of small checks.
+
+Each check looks at one concern and returns a verdict (`refused: why`,
+`manual: why`, `not on a syscall path`) or "" to pass the site on.  The
+first verdict wins; a site that passes every check is `converted`, as long
+as a plumbing shape in the rule file fits it.  A new refusal is one function
+here and one line in CHECKS.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from killable.data import Primitive
+from killable.graph import reach as reachability
+from killable.scan import csource
+from killable.verdicts import body, plumbing
+from killable.verdicts.tables import INT_TYPES, TRUTH_TYPES
+
+if TYPE_CHECKING:
+    from killable.verdicts.rules import Rules, Site
+
+
+@dataclass
+class Context:
+    """What the checks know about one site."""
+    k: "Rules"
+    site: "Site"
+    prim: Primitive
+    fn: csource.Function | None
+
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        return self.k.source_lines(self.site.file)
+
+    @functools.cached_property
+    def ff(self) -> csource.FileFacts:
+        return self.k.file_facts(self.site.file)
+
+    @functools.cached_property
+    def reach(self) -> reachability.Reach:
+        self.k.file_facts(self.site.file)
+        return self.k.reach[self.site.file]
+
+    @functools.cached_property
+    def classes(self) -> tuple[set[str], set[str], list[str], list[str]]:
+        """Syscall kinds, must-not-fail kinds, and one chain of each."""
+        assert self.fn is not None
+        return self.k.classes(self.site.file, self.fn.name, self.reach)
+
+    @functools.cached_property
+    def calls(self) -> tuple[str, list[int]]:
+        """The blanked body and the offsets of the site's call in it."""
+        assert self.fn is not None
+        return body.call_offsets(self.lines, self.fn, self.site.prim, self.site.args)
+
+
+Check = Callable[[Context], str]
+
+
+def in_macro(c: Context) -> str:
+    macro = body.macro_at(c.lines, c.site.line)
+    return f"manual: in macro {macro}(); convert the macro and its users by hand" if macro else ""
+
+
+def no_function(c: Context) -> str:
+    return "manual: enclosing function not found" if c.fn is None else ""
+
+
+def must_not_fail(c: Context) -> str:
+    sys_kinds, mnf_kinds, _, mnf_chain = c.classes
+    if not mnf_kinds:
+        return ""
+    how = " -> ".join(mnf_chain) if mnf_chain else c.fn.name
+    kinds = ", ".join(sorted(mnf_kinds))
+    if sys_kinds:
+        return f"refused: also reachable from must-not-fail root {kinds} ({how})"
+    return f"refused: reachable from must-not-fail root {kinds} ({how})"
+
+
+def off_syscall_path(c: Context) -> str:
+    return "" if c.classes[0] else "not on a syscall path"
+
+
+def return_type(c: Context) -> str:
+    """The function's return type must be able to carry the error."""
+    rtype = c.fn.return_type
+    if rtype == "__poll_t":
+        return "refused: ->poll cannot return an error"
+    if rtype == "vm_fault_t":
+        return "manual: vm_fault_t fault handler; needs VM_FAULT_RETRY plumbing"
+    if rtype == "void":
+        return "manual: void function cannot carry an error; make it int __must_check and check callers"
+    if rtype in TRUTH_TYPES:
+        return f"manual: {rtype} function cannot carry an error"
+    if rtype.endswith("*"):
+        if not plumbing.pointer_checked(c.ff, c.fn, c.reach):
+            return "manual: pointer return; a caller does not test IS_ERR"
+    elif not INT_TYPES.match(rtype):
+        return f"manual: return type {rtype} cannot carry an error"
+    return ""
+
+
+def twin_missing(c: Context) -> str:
+    if c.k.tree_has(c.site.file, c.prim):
+        return ""
+    return f"manual: needs kernel-patches/{c.prim.needs}"
+
+
+HANDOFF_FAMILIES = ("completion", "wait_event", "wait_var_event")
+
+
+def handoff(c: Context) -> str:
+    """Exclusive handoffs: the waiter owns what it waits for once woken."""
+    if c.prim.family not in HANDOFF_FAMILIES:
+        return ""
+    text, offs = c.calls
+    m = re.match(r"&?\s*(\w+)", c.site.args)
+    if not m:
+        return ""
+    obj = m.group(1)
+    if re.search(r"DECLARE_COMPLETION_ONSTACK\s*\(\s*%s\s*\)" % obj, text) or \
+            re.search(r"\bstruct\s+completion\s+%s\s*[;=]" % obj, text) or \
+            re.search(r"DECLARE_WAIT_QUEUE_HEAD_ONSTACK\s*\(\s*%s\s*\)" % obj, text):
+        return (f"refused: on-stack {obj} is handed to another context; "
+                "bailing out would let the waker write a dead stack frame")
+    base = re.match(r"&?\s*(\w+)\s*(?:->|\.)", c.site.args)
+    after = text[offs[0]:] if offs else ""
+    if base and re.search(r"\bk(?:v)?free\s*\(\s*%s\s*\)" % base.group(1), after):
+        return (f"refused: {base.group(1)} is freed after the wait; "
+                "the waker may still signal it after an early exit")
+    if base:
+        # The waker left something in the shared object that the waiter
+        # now owns (call_usermodehelper_exec's shape).
+        owned = re.search(r"\b(\w+)\s*\(\s*(%s\s*->\s*\w+)\s*\)" % base.group(1), after)
+        if owned and c.k.tables.is_release(owned.group(1)):
+            what = "".join(owned.group(2).split())
+            return f"refused: handoff: the waiter owns {what} once woken; bailing out would leak it"
+    return ""
+
+
+def seq_stop_releases(c: Context) -> str:
+    """seq_read() calls ->stop after a failed ->start: an unconditional
+    unlock there would release a lock the killable ->start never took."""
+    if c.reach.root_via.get(c.fn.name, "").split(".")[-1] != "start":
+        return ""
+    rel = c.k.tables.release_of(c.site.prim)
+    for ref in c.ff.refs:
+        if ref.member == "stop" and ref.func in c.ff.functions:
+            stop = c.ff.functions[ref.func]
+            text = body.function_text(c.lines, stop)
+            if rel and re.search(r"\b%s\s*\(" % rel, text) and "IS_ERR" not in text:
+                return (f"manual: ->stop {stop.name}() calls {rel}() even after a failed "
+                        f"->start; make it test IS_ERR first")
+    return ""
+
+
+def callers_lose_error(c: Context) -> str:
+    why = plumbing.callers_problem(c.k, c.ff, c.fn, c.reach)
+    return "manual: " + why if why else ""
+
+
+def not_polling(c: Context) -> str:
+    if c.prim.shape != "poll":
+        return ""
+    text, offs = c.calls
+    if offs and all(body.loop_at(text, off) for off in offs):
+        return ""
+    return "manual: not a polling loop; a fixed delay is left as it is"
+
+
+# In order: the first that speaks decides.
+CHECKS: list[Check] = [
+    in_macro,
+    no_function,
+    must_not_fail,
+    off_syscall_path,
+    return_type,
+    twin_missing,
+    handoff,
+    seq_stop_releases,
+    callers_lose_error,
+    not_polling,
+]
+
+
+def judge(c: Context) -> str:
+    for check in CHECKS:
+        verdict = check(c)
+        if verdict:
+            return verdict
+    return "converted"

@@ -1,0 +1,168 @@
+"""Whether a new error gets back to a root: the callers' side of a verdict.
+
+A converted sleep makes its function fail where it did not before.  These
+functions follow the in-file callers (and, with the audit's cross-file data,
+the classes it records) and say why the error would be lost, or plan the
+callers that must now check it (`ret = helper(); if (ret) return ret;`, made
+by the callers sections of the rule files).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from killable.graph import reach as reachability
+from killable.scan import csource
+from killable.verdicts.tables import INT_TYPES
+
+if TYPE_CHECKING:
+    from killable.verdicts.rules import Rules
+
+# Callers that ignore a helper's result are plumbed this many levels up.
+PLUMB_DEPTH = 2
+
+IS_ERR_TESTS = ("IS_ERR", "IS_ERR_OR_NULL", "PTR_ERR_OR_ZERO")
+
+
+def callers(ff: csource.FileFacts, name: str) -> list[tuple[csource.Function, csource.Call]]:
+    """In-file direct calls of name, with the function that makes each."""
+    out = []
+    for fn in ff.functions.values():
+        for c in fn.calls:
+            if c.callee == name and not c.via_member:
+                out.append((fn, c))
+    return out
+
+
+def tests_is_err(caller: csource.Function, line: int) -> bool:
+    """The caller tests IS_ERR within three lines of a call at line."""
+    return any(c.callee in IS_ERR_TESTS and line <= c.line <= line + 3 for c in caller.calls)
+
+
+def pointer_checked(ff: csource.FileFacts, fn: csource.Function,
+                    reach: reachability.Reach) -> bool:
+    """Every caller of a pointer-returning fn tests IS_ERR (or a root's caller does)."""
+    if fn.name in reach.errptr_roots:
+        return True
+    found = callers(ff, fn.name)
+    if not found:
+        return False
+    for caller, call in found:
+        if call.use == "tested" or call.use == "returned":
+            continue
+        if call.use.startswith("assigned:") and tests_is_err(caller, call.line):
+            continue
+        return False
+    return True
+
+
+def result_checked(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
+                   call: csource.Call) -> bool:
+    """`v = f(...);` is followed by a test or a return of v."""
+    var = call.use.split(":", 1)[1]
+    if not re.match(r"^\w+$", var):
+        return False
+    lines = k.source_lines(ff.path)[call.line - 1:caller.end_line]
+    text = "\n".join(lines)
+    return re.search(r"(?:\bif\s*\(\s*!?\s*%s\b|\breturn\s+%s\s*;|\b%s\s*[<!=]=?\s*0|"
+                     r"IS_ERR\w*\(\s*%s\s*\))" % ((re.escape(var),) * 4), text) is not None
+
+
+def truth_valued(fn: csource.Function) -> bool:
+    vals = {v for _, v in fn.returns}
+    return bool(vals) and vals <= {"0", "1", "true", "false"} and "1" in vals | {"true"} \
+        and ("1" in vals or "true" in vals)
+
+
+def held_before_call(k: "Rules", caller: csource.Function, callee: str) -> str:
+    """What the caller still holds where it drops callee's result.
+
+    Read in text order, not along paths: an acquisition with no release
+    of its kind before the call counts as held.  A textual approximation
+    errs towards "held" (then the helper stays manual), and it is far
+    cheaper than a path search over every acquisition in the file.
+    """
+    calls = sorted(caller.calls, key=lambda c: c.line)
+    for target in (c for c in calls if c.callee == callee and c.use == "discarded"):
+        held: list[str] = []
+        for c in calls:
+            if c.line >= target.line:
+                break
+            if c.via_member:
+                continue
+            if k.tables.is_acquire(c.callee):
+                held.append(c.callee)
+            elif k.tables.is_release(c.callee) and held:
+                mine = [a for a in held if k.tables.release_of(a) == c.callee]
+                held.remove(mine[-1] if mine else held[-1])
+        if held:
+            return held[-1] + "()"
+    return ""
+
+
+def plumb_problem(k: "Rules", caller: csource.Function, callee: csource.Function, depth: int,
+                  reach: reachability.Reach) -> str:
+    """Why a caller that drops callee's result cannot be made to check it."""
+    if depth + 1 > PLUMB_DEPTH:
+        return f"{caller.name}() ignores the result of {callee.name}(), too far up to plumb"
+    if not INT_TYPES.match(caller.return_type):
+        return (f"{caller.name}() ignores the result of {callee.name}() and returns "
+                f"{caller.return_type or 'nothing'}")
+    if caller.name in reach.mnf_kinds:
+        return f"{caller.name}() ignores the result of {callee.name}() on a must-not-fail path"
+    held = held_before_call(k, caller, callee.name)
+    if held:
+        return (f"{caller.name}() ignores the result of {callee.name}() while holding "
+                f"{held}")
+    return ""
+
+
+def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
+                    reach: reachability.Reach) -> str:
+    """A reason the new error would be lost on the way back, or ''.
+
+    When there is none, the callers to plumb are added to k.plan.
+    """
+    plan: set[tuple[str, str]] = set()
+    seen: set[str] = set()
+    todo = [(fn, 0)]
+    while todo:
+        f, depth = todo.pop()
+        if f.name in seen:
+            continue
+        seen.add(f.name)
+        if f.name in ff.address_taken and f.name not in reach.root_via:
+            return f"address of {f.name}() is taken; indirect callers are not checked"
+        if f.name in reach.root_via:
+            continue
+        if not f.is_static and k.external is None:
+            return (f"{f.name}() is not static; callers in other files are not checked "
+                    "(run make audit)")
+        if f is not fn and not INT_TYPES.match(f.return_type):
+            return f"{f.name}() returns {f.return_type}; the error cannot pass through"
+        found = callers(ff, f.name)
+        ignored = [c[len("ignored-by:"):] for c in k.external_classes(ff.path, f.name)
+                   if c.startswith("ignored-by:")]
+        if ignored:
+            return f"{ignored[0]}() in another file ignores the result of {f.name}()"
+        if not found and k.external is not None:
+            continue
+        for caller, call in found:
+            if call.use == "discarded":
+                why = plumb_problem(k, caller, f, depth, reach)
+                if why:
+                    return why
+                plan.add((caller.name, f.name))
+                todo.append((caller, depth + 1))
+            elif call.use == "other":
+                return f"{caller.name}() uses the result of {f.name}() in a way not checked"
+            elif call.use == "returned":
+                todo.append((caller, depth))
+            elif call.use.startswith("assigned:") and \
+                    not result_checked(k, ff, caller, call):
+                return f"{caller.name}() does not check the result of {f.name}()"
+    if truth_valued(fn):
+        return f"{fn.name}() returns a truth value; callers would read -EINTR as true"
+    k.plan.setdefault(ff.path, set()).update(plan)
+    return ""
