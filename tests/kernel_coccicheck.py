@@ -15,10 +15,11 @@ import subprocess
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REPORT = re.compile(r"^\S+:\d+:\d+-\d+: \w+ in \w+\(\): (converted|refused: .+|manual: .+|not on a syscall path)$")
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+from killable import spatch  # noqa: E402
 EXPECT = {
-    "report": lambda out: any(REPORT.match(l) for l in out.splitlines()) and
-    all(REPORT.match(l) for l in out.splitlines() if re.match(r"^\S+\.c:\d+:", l)),
+    "report": lambda out: any(spatch.is_site_line(l) for l in out.splitlines()) and
+    all(spatch.is_site_line(l) for l in out.splitlines() if re.match(r"^\S+\.c:\d+:", l)),
     "org": lambda out: "* TODO [[view:" in out,
     "context": lambda out: re.search(r"^-\t.*mutex_lock\(", out, re.M) is not None,
     "patch": lambda out: re.search(r"^\+\t.*mutex_lock_killable\(", out, re.M) is not None,
@@ -54,7 +55,7 @@ def main() -> int:
                 proc.stderr[-1500:] + proc.stdout[-500:])
     for cocci in sorted(glob.glob(os.path.join(TOP, "cocci", "*.cocci"))):
         proc = coccicheck(args.kdir, cocci, "report", args.subdir)
-        bad = [l for l in proc.stdout.splitlines() if re.match(r"^\S+\.c:\d+:", l) and not REPORT.match(l)]
+        bad = [l for l in proc.stdout.splitlines() if re.match(r"^\S+\.c:\d+:", l) and not spatch.is_site_line(l)]
         verdict(proc.returncode == 0 and not bad and "Error" not in proc.stderr,
                 f"kernel coccicheck MODE=report COCCI={os.path.basename(cocci)}",
                 proc.stderr[-1500:] + "\n".join(bad))

@@ -17,7 +17,8 @@ import tempfile
 import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-VERDICT = re.compile(r"^[^:]+:\d+:\d+-\d+: (\w+) in \w+\(\): (converted|refused|manual|not on a syscall path)")
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+from killable import spatch  # noqa: E402
 
 
 def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
@@ -52,9 +53,10 @@ def main() -> int:
                         l for l in proc.stderr.splitlines() if "timeout" in l.lower()))
                 if mode == "report":
                     for line in proc.stdout.splitlines():
-                        m = VERDICT.match(line)
-                        if m:
-                            counts[m.group(2)] += 1
+                        r = spatch.parse_report_line(line)
+                        kind = spatch.verdict_class(r.verdict) if r else ""
+                        if kind:
+                            counts[kind] += 1
                         else:
                             problems.append(f"line without a verdict: {line}")
                     if not counts:

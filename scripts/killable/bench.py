@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 
-from killable import paths
+from killable import paths, spatch
 from killable.paths import TOP as ROOT
 
 
@@ -102,11 +102,6 @@ def graph_rescanned(stats: dict) -> int:
     return g.get("files", 0) + g.get("headers", 0) - g.get("scan_cache_hits", 0)
 
 
-def verdict_class(msg: str) -> str:
-    v = msg.split("(): ", 1)[-1]
-    return v.split(":", 1)[0] if v.startswith(("manual", "refused")) else v
-
-
 def family_times(kdir: str, dirs: list[str], jobs: int, spatch: str) -> int:
     """One coccicheck run per family and directory: CPU time and sites."""
     fams = sorted(f[:-len(".cocci")] for f in os.listdir(os.path.join(ROOT, "cocci"))
@@ -125,8 +120,10 @@ def family_times(kdir: str, dirs: list[str], jobs: int, spatch: str) -> int:
                 bad += 1
                 print(f"bench: {d} {fam}: exit {r['rc']}: {r['stderr'].strip()[-200:]}",
                       file=sys.stderr)
-            lines = [ln for ln in r["stdout"].splitlines() if "(): " in ln]
-            counts = {k: sum(1 for ln in lines if verdict_class(ln) == k) for k in kinds}
+            lines = [site for site in map(spatch.parse_report_line, r["stdout"].splitlines())
+                     if site]
+            counts = {k: sum(1 for site in lines if spatch.verdict_class(site.verdict) == k)
+                      for k in kinds}
             print(f"{d:16} {fam:20} {r['wall']:7.1f} {r['cpu']:7.1f} {len(lines):6} "
                   + " ".join(f"{counts[k]:9}" for k in kinds), flush=True)
             tot["wall"] += r["wall"]

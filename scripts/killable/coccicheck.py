@@ -12,15 +12,13 @@ from __future__ import annotations
 import argparse
 import glob
 import os
-import re
 import shlex
 import subprocess
 import sys
 import tempfile
 
-from killable import paths
+from killable import paths, spatch
 from killable.paths import TOP
-REPORT_LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+)-(?P<colend>\d+): (?P<msg>.*)$")
 
 
 def die(msg: str) -> "NoReturn":  # type: ignore[name-defined]
@@ -36,46 +34,22 @@ def check_tree(kdir: str) -> None:
         die(f"{kdir}: not a kernel tree (no Makefile and include/linux)")
 
 
-def rule_options(cocci: str) -> tuple[list[str], str]:
-    """The `// Options:` and `// Requires:` header fields, as coccicheck reads them."""
-    opts: list[str] = []
-    requires = ""
-    with open(cocci, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("// Options:"):
-                opts += shlex.split(line.split(":", 1)[1])
-            elif line.startswith("// Requires:"):
-                requires = line.split(":", 1)[1].strip()
-    return opts, requires
-
-
-def spatch_version(spatch: str) -> str:
-    out = subprocess.run([spatch, "--version"], capture_output=True, text=True).stdout
-    m = re.search(r"version (\S+)", out)
-    return m.group(1) if m else "unknown"
-
-
 def run_rule(args: argparse.Namespace, cocci: str) -> tuple[str, str, int]:
-    opts, requires = rule_options(cocci)
-    if requires and tuple(map(int, re.findall(r"\d+", requires))) > \
-            tuple(map(int, re.findall(r"\d+", spatch_version(args.spatch)))):
+    requires = spatch.rule_requires(cocci)
+    if requires and not spatch.satisfies(spatch.version(args.spatch), requires):
         return "", f"skipping {cocci}: needs spatch {requires}\n", 0
-    cmd = [args.spatch, "-D", args.mode, "--very-quiet", "--cocci-file", cocci] + opts
-    if args.mode in ("report", "org"):
-        cmd.append("--no-show-diff")
-    if args.reach:
-        cmd += ["-D", f"killable_reach={os.path.abspath(args.reach)}"]
-    if args.jobs > 1:
-        cmd += ["--jobs", str(args.jobs), "--chunksize", "1"]
-    cmd += ["--timeout", str(args.timeout)]
+    where: list[str] = []
     if os.path.isdir(os.path.join(args.kdir, ".git")):
-        cmd.append("--use-gitgrep")
+        where.append("--use-gitgrep")
     target = args.m or "."
-    cmd += ["--dir", target] if os.path.isdir(os.path.join(args.kdir, target)) else [target]
+    where += ["--dir", target] if os.path.isdir(os.path.join(args.kdir, target)) else [target]
     if args.mode == "patch":
         # Paths relative to the tree, as a/ and b/, so `git apply` takes the diff.
-        cmd += ["--patch", "."]
-    cmd += shlex.split(args.spflags)
+        where += ["--patch", "."]
+    cmd = spatch.command(args.spatch, cocci, args.mode, options=spatch.rule_options(cocci),
+                         reach=os.path.abspath(args.reach) if args.reach else "",
+                         jobs=args.jobs, timeout=args.timeout, args=where,
+                         spflags=shlex.split(args.spflags))
     if args.verbose:
         print(" ".join(shlex.quote(c) for c in cmd), file=sys.stderr)
     env = paths.module_env()
@@ -87,10 +61,7 @@ def run_rule(args: argparse.Namespace, cocci: str) -> tuple[str, str, int]:
 
 
 def sort_report(text: str) -> list[str]:
-    def key(line: str):
-        m = REPORT_LINE.match(line)
-        return (m.group("file"), int(m.group("line")), int(m.group("col"))) if m else (line, 0, 0)
-    return sorted({ln for ln in text.splitlines() if ln.strip()}, key=key)
+    return sorted({ln for ln in text.splitlines() if ln.strip()}, key=spatch.location_key)
 
 
 def main() -> int:

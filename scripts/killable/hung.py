@@ -32,7 +32,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-from killable import paths
+from killable import paths, spatch
 
 TS = r"(?:\[\s*\d+\.\d+\]\s?)?(?:<\d>)?"
 TASK_RE = re.compile(TS + r"\s*INFO: task (?P<name>.+?):(?P<pid>\d+) blocked for more than "
@@ -145,14 +145,13 @@ def hunks_for(diff: str, span: tuple[int, int] | None, line: int, rel: str = "")
     return "\n".join(head[-2:] + out) if out else ""
 
 
-def patch_for(kdir: str, rel: str, func: str, line: int, spatch: str, cocci: str,
+def patch_for(kdir: str, rel: str, func: str, line: int, spatch_prog: str, cocci: str,
               reach: str, timeout: int) -> str:
-    opts = ["--no-includes", "--include-headers"]
-    cmd = [spatch, "-D", "patch", "--very-quiet", "--cocci-file", cocci, *opts,
-           "--timeout", str(timeout), rel]
+    cmd = spatch.command(spatch_prog, cocci, "patch",
+                         options=spatch.rule_options(cocci) or spatch.DEFAULT_OPTIONS,
+                         reach=reach, timeout=timeout, args=[rel])
     env = paths.module_env()
     if reach:
-        cmd[1:1] = ["-D", f"killable_reach={reach}"]
         env["KILLABLE_REACH"] = reach
     r = subprocess.run(cmd, cwd=kdir, capture_output=True, text=True, env=env)
     if r.returncode != 0 and "No rules apply" not in r.stderr + r.stdout:
@@ -163,7 +162,7 @@ def patch_for(kdir: str, rel: str, func: str, line: int, spatch: str, cocci: str
     return h or "(spatch -D patch produced no change in this function)"
 
 
-def report(tasks: list[Task], by_func: dict[str, list[dict]], kdir: str, spatch: str,
+def report(tasks: list[Task], by_func: dict[str, list[dict]], kdir: str, spatch_prog: str,
            cocci: str, reach: str, timeout: int, with_patch: bool) -> tuple[str, int]:
     out: list[str] = []
     hits_total = 0
@@ -192,7 +191,7 @@ def report(tasks: list[Task], by_func: dict[str, list[dict]], kdir: str, spatch:
                     key = (s["file"], s["function"])
                     if key not in patched:
                         patched[key] = patch_for(kdir, s["file"], s["function"], s["line"],
-                                                 spatch, cocci, reach, timeout)
+                                                 spatch_prog, cocci, reach, timeout)
                         for pl in patched[key].splitlines():
                             out.append("      " + pl)
         if not hits:

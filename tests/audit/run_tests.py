@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SCRIPTS = os.path.join(ROOT, "scripts")
 sys.path.insert(0, SCRIPTS)
-from killable import paths  # noqa: E402
+from killable import paths, spatch  # noqa: E402
 from killable.audit import report as report_audit  # noqa: E402
 from killable.audit import run as audit  # noqa: E402
 from killable.graph import callgraph  # noqa: E402
@@ -632,7 +632,7 @@ def test_two_pass_matches_whole_files(ctx: Ctx) -> None:
                            cwd=ctx.kdir, capture_output=True, text=True,
                            env=dict(os.environ, KILLABLE_REACH=reach, KILLABLE_SCRIPTS=SCRIPTS))
         check(r.returncode == 0, f"{cocci}: {r.stderr[-400:]}")
-        want |= {ln for ln in r.stdout.splitlines() if audit.REPORT_RE.match(ln)}
+        want |= {ln for ln in r.stdout.splitlines() if spatch.REPORT_RE.match(ln)}
     check(len(want) > 20, f"too few sites to compare: {len(want)}")
     check(got == want, f"two-pass differs: only audit {sorted(got - want)[:3]}, "
                        f"only whole files {sorted(want - got)[:3]}")

@@ -39,7 +39,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from killable import paths
+from killable import data as tables, paths, spatch
 from killable.paths import TOP as ROOT
 from killable.graph import callgraph
 from killable.scan import csource
@@ -47,8 +47,6 @@ from killable.verdicts import rules as killable_rules
 from killable.audit import report as report_audit
 
 RESULT_FORMAT = "killable-audit-1"
-REPORT_RE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+)-(?P<colend>\d+): "
-                       r"(?P<prim>\w+) in (?P<func>\w+)\(\): (?P<verdict>.*)$")
 CACHE_FORMAT = "2"
 
 
@@ -93,7 +91,7 @@ def check_writable(d: str) -> None:
 
 def load_primitives(path: str) -> dict[str, str]:
     """primitive -> family, from cocci/data/primitives.tsv (as the rules read it)."""
-    return {name: p.family for name, p in killable_rules.load_primitives(path).items()}
+    return {name: p.family for name, p in tables.load_primitives(path).items()}
 
 
 # The Python half of the rules: what a verdict can depend on besides cocci/.
@@ -120,15 +118,6 @@ def rules_version(root: str = ROOT) -> str:
     return h.hexdigest()[:12]
 
 
-def spatch_version(spatch: str) -> str:
-    try:
-        r = subprocess.run([spatch, "--version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        raise AuditError(f"cannot run spatch ({spatch})") from None
-    m = re.search(r"spatch version (\S+)", r.stdout + r.stderr)
-    return m.group(1) if m else "unknown"
-
-
 def combined_rules(cache: str, rver: str, override: str = "", kind: str = "combined") -> str:
     """A generated rule file: all families (`combined`) or the first pass (`sites`)."""
     if override:
@@ -146,21 +135,6 @@ def combined_rules(cache: str, rver: str, override: str = "", kind: str = "combi
                              (r.stderr.strip().splitlines() or ["?"])[-1])
         os.replace(tmp, out)
     return out
-
-
-def rule_options(cocci: str) -> list[str]:
-    """The `// Options:` flags of a rule file, as coccicheck reads them."""
-    opts: list[str] = []
-    if os.path.isdir(cocci):     # the family files share their options
-        cocci = sorted(glob.glob(os.path.join(cocci, "*.cocci")))[0]
-    with open(cocci, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            m = re.match(r"^//\s*Options:\s*(.*)$", line)
-            if m:
-                for o in m.group(1).split():
-                    if o not in opts:
-                        opts.append(o)
-    return opts or ["--no-includes", "--include-headers"]
 
 
 def candidates(kdir: str, prims: list[str], subdir: str = "") -> list[str]:
@@ -268,7 +242,7 @@ def parse_spatch_output(stdout: str, stderr: str, files: list[str]) -> dict[str,
             if f and lno.isdigit():
                 res[f]["candidates"].append([fam, int(lno)])
                 continue
-        m = REPORT_RE.match(line)
+        m = spatch.REPORT_RE.match(line)
         f = owner(m.group("file")) if m else None
         if f:
             if line not in res[f]["lines"]:
@@ -427,9 +401,10 @@ def run_spatch(cfg: RunConfig, files: list[str], live: Live | None = None,
             f.write("# killable reach for this chunk\n")
             for rel in files:
                 f.write(cfg.reach_of.get(rel, ""))
-        cmd = [cfg.spatch, "-D", "report", "--no-show-diff", "--cocci-file", cfg.cocci,
-               *cfg.options, "--verbose-parsing", "--timeout", str(cfg.timeout),
-               "-D", f"killable_reach={reach}", "--file-groups", groups, *cfg.spflags]
+        cmd = spatch.command(cfg.spatch, cfg.cocci, "report", options=cfg.options,
+                             quiet=False, reach=reach, timeout=cfg.timeout,
+                             args=["--verbose-parsing", "--file-groups", groups],
+                             spflags=cfg.spflags)
         env = paths.module_env()
         env["KILLABLE_REACH"] = reach
         if root:
@@ -643,7 +618,7 @@ def join(results: dict[str, dict], families: dict[str, str], lookup) -> dict[str
         r = results[rel]
         sites = []
         for line in r.get("lines", []):
-            m = REPORT_RE.match(line)
+            m = spatch.REPORT_RE.match(line)
             if m:
                 sites.append(site_record(m, families, lookup, rel))
         sites.sort(key=lambda s: (s["line"], s["col"], s["primitive"]))
@@ -690,7 +665,7 @@ def audit(o: Options) -> dict:
         check_writable(outdir)
     t_start = time.time()
     rver = rules_version()
-    sver = spatch_version(o.spatch)
+    sver = spatch.version(o.spatch)
     # The family files one by one (see run_families); --rules picks one file.
     cocci = combined_rules(o.cache, rver, o.rules) if o.rules else os.path.join(ROOT, "cocci")
     if o.rules:
@@ -712,7 +687,7 @@ def audit(o: Options) -> dict:
         files = shard_files(files, *o.shard)
 
     # 3. spatch
-    opts = rule_options(cocci)
+    opts = spatch.rule_options(cocci) or spatch.DEFAULT_OPTIONS
     key_base = "|".join([CACHE_FORMAT, rver, sver, " ".join(opts), str(o.timeout),
                          " ".join(o.spflags)])
     cfg = RunConfig(kdir, o.spatch, cocci, reach_of, opts, o.timeout, o.spflags,
@@ -839,7 +814,7 @@ def main() -> int:
                     files=args.files, progress=not args.no_progress,
                     strict_scan=args.strict_scan)
         d = audit(o)
-    except AuditError as e:
+    except (AuditError, spatch.SpatchError) as e:
         print(f"audit: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

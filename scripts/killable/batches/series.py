@@ -29,11 +29,8 @@ import textwrap
 import time
 from typing import Iterable, Optional
 
-from killable import paths
+from killable import paths, spatch
 from killable.paths import TOP
-REPORT_LINE = re.compile(
-    r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+)-(?P<colend>\d+): "
-    r"(?P<prim>\w+) in (?P<func>\w+)\(\): (?P<verdict>.*)$")
 DIAG = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):(?:(?P<col>\d+):)? "
                   r"(?P<kind>warning|error): (?P<msg>.*)$")
 DIAG_ANY = re.compile(r"^\S+:\d+:(?:\d+:)? (?:warning|error): ", re.M)
@@ -143,10 +140,9 @@ def git(repo: str, *args: str, check: bool = True, env: Optional[dict[str, str]]
 def parse_report(text: str) -> list[Site]:
     sites = []
     for line in text.splitlines():
-        m = REPORT_LINE.match(line)
-        if m:
-            sites.append(Site(m["file"], int(m["line"]), int(m["col"]), m["prim"],
-                              m["func"], m["verdict"]))
+        r = spatch.parse_report_line(line)
+        if r:
+            sites.append(Site(r.file, r.line, r.col, r.prim, r.func, r.verdict))
     return sites
 
 
@@ -791,11 +787,6 @@ def write_summary(outdir: str, ctx: dict, series: list[dict], held: list[Unit],
 
 # ---------------------------------------------------------------- main
 
-def spatch_version() -> str:
-    m = re.search(r"spatch version (\S+)", run(["spatch", "--version"]).stdout)
-    return m.group(1) if m else "unknown"
-
-
 def run_rules(args: argparse.Namespace, mode: str, combined: str) -> str:
     cmd = ["nice"] + paths.module_cmd("coccicheck") + ["--kdir",
            args.kdir, "--mode", mode, "--cocci", combined, "-j", str(args.jobs), "-m", args.m]
@@ -828,7 +819,7 @@ def main() -> int:
     args = ap.parse_args()
     try:
         return batches(args)
-    except Fail as e:
+    except (Fail, spatch.SpatchError) as e:
         print(f"batches: {e}", file=sys.stderr)
         return 2
 
@@ -892,7 +883,7 @@ def batches(args: argparse.Namespace) -> int:
 
     ctx = {"m": args.m, "tree": os.path.basename(args.kdir.rstrip("/")), "base": base,
            "tool_rev": git(TOP, "rev-parse", "--short", "HEAD", check=False).strip() or "(no git)",
-           "spatch": spatch_version(), "obj": "", "config_note": "nothing compiled"}
+           "spatch": spatch.version("spatch"), "obj": "", "config_note": "nothing compiled"}
     clear_series(args.out)
     if not units:
         times["total"] = time.time() - t_start

@@ -1,0 +1,182 @@
+"""What killable knows about spatch, each fact written once.
+
+  version(spatch)            the version `spatch --version` prints
+  rule_options(cocci)        a rule file's `// Options:` flags, as coccicheck reads them
+  rule_requires(cocci)       its `// Requires:` spatch version, and satisfies()
+  command(...)               a spatch command line
+  REPORT_RE, report_message, report_line, parse_report_line
+                             the report line:
+                             `file:line:col-colend: PRIM in FUNC(): VERDICT`
+
+The report line is what `coccilib.report.print_report` prints (columns
+0-based, end exclusive) around the rules' message; README.md, "Report
+format", describes it.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shlex
+import subprocess
+from dataclasses import dataclass
+from typing import Sequence
+
+# The flags every rule file declares; used when a rule file declares none.
+DEFAULT_OPTIONS = ["--no-includes", "--include-headers"]
+
+# `file:line:col-colend: ` then the message: any report line.
+LOCATION = r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+)-(?P<colend>\d+): "
+LOCATED_RE = re.compile(LOCATION + r"(?P<msg>.*)$")
+# The rules' message: `PRIM in FUNC(): VERDICT`.
+REPORT_RE = re.compile(LOCATION + r"(?P<prim>\w+) in (?P<func>\w+)\(\): (?P<verdict>.*)$")
+# The four verdicts a report line ends with.
+VERDICTS = ("converted", "refused", "manual", "not on a syscall path")
+VERDICT_RE = re.compile(r"^(?:converted|refused: .+|manual: .+|not on a syscall path)$")
+
+
+class SpatchError(Exception):
+    """spatch cannot be run: a one-line user error."""
+
+
+@dataclass(frozen=True)
+class ReportLine:
+    file: str
+    line: int
+    col: int
+    colend: int
+    prim: str
+    func: str
+    verdict: str
+
+    def __str__(self) -> str:
+        return report_line(self.file, self.line, self.col, self.colend, self.prim, self.func,
+                           self.verdict)
+
+
+def report_message(prim: str, func: str, verdict: str) -> str:
+    """The rules' message for one site (what print_report gets)."""
+    return f"{prim} in {func}(): {verdict}"
+
+
+def report_line(file: str, line: int, col: int, colend: int, prim: str, func: str,
+                verdict: str) -> str:
+    """One report line, as spatch prints it in report mode."""
+    return f"{file}:{line}:{col}-{colend}: {report_message(prim, func, verdict)}"
+
+
+def parse_report_line(text: str) -> ReportLine | None:
+    """The fields of a report line, or None for any other line."""
+    m = REPORT_RE.match(text)
+    if not m:
+        return None
+    return ReportLine(m["file"], int(m["line"]), int(m["col"]), int(m["colend"]),
+                      m["prim"], m["func"], m["verdict"])
+
+
+def verdict_class(verdict: str) -> str:
+    """`manual: why` -> `manual`: one of VERDICTS, or "" for any other text."""
+    return verdict.split(":", 1)[0] if VERDICT_RE.match(verdict) else ""
+
+
+def is_site_line(text: str) -> bool:
+    """Whether a line is a report line with one of the four verdicts."""
+    r = parse_report_line(text)
+    return r is not None and bool(verdict_class(r.verdict))
+
+
+def location_key(text: str) -> tuple[str, int, int]:
+    """Sort key of a report line: file, line, column (other lines sort by text)."""
+    m = LOCATED_RE.match(text)
+    return (m["file"], int(m["line"]), int(m["col"])) if m else (text, 0, 0)
+
+
+# ---------------------------------------------------------------- version
+
+def version(spatch: str) -> str:
+    """`1.1.1` from `spatch --version`; "unknown" when it prints no version."""
+    try:
+        r = subprocess.run([spatch, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        raise SpatchError(f"cannot run spatch ({spatch})") from None
+    m = re.search(r"spatch version (\S+)", r.stdout + r.stderr)
+    return m.group(1) if m else "unknown"
+
+
+def version_tuple(v: str) -> tuple[int, ...]:
+    return tuple(map(int, re.findall(r"\d+", v)))
+
+
+def satisfies(have: str, requires: str) -> bool:
+    """Whether spatch version `have` meets a rule's `// Requires:` (empty: yes)."""
+    return not requires or version_tuple(requires) <= version_tuple(have)
+
+
+# ---------------------------------------------------------------- rule headers
+
+def _rule_file(cocci: str) -> str:
+    """A rule file; for a directory, its first .cocci (the family files
+    share their header fields)."""
+    if os.path.isdir(cocci):
+        found = sorted(glob.glob(os.path.join(cocci, "*.cocci")))
+        if not found:
+            raise SpatchError(f"{cocci}: no .cocci file in this directory")
+        return found[0]
+    return cocci
+
+
+def _header_field(cocci: str, name: str) -> list[str]:
+    """The values of every `// NAME:` line of a rule file."""
+    path = _rule_file(cocci)
+    rx = re.compile(r"^//\s*%s:\s*(.*?)\s*$" % re.escape(name))
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return [m.group(1) for m in map(rx.match, f) if m]
+    except OSError as e:
+        raise SpatchError(f"rule file {path}: {e.strerror}") from None
+
+
+def rule_options(cocci: str) -> list[str]:
+    """The `// Options:` flags of a rule file (or of a directory's family
+    files), each once, as the kernel's coccicheck passes them."""
+    opts: list[str] = []
+    for value in _header_field(cocci, "Options"):
+        for o in shlex.split(value):
+            if o not in opts:
+                opts.append(o)
+    return opts
+
+
+def rule_requires(cocci: str) -> str:
+    """The spatch version a rule file's `// Requires:` asks for ("" if none)."""
+    values = _header_field(cocci, "Requires")
+    return values[-1] if values else ""
+
+
+# ---------------------------------------------------------------- command lines
+
+def command(spatch: str, cocci: str, mode: str, *, options: Sequence[str] = (),
+            quiet: bool = True, reach: str = "", jobs: int = 1,
+            timeout: int = 0, args: Sequence[str] = (), spflags: Sequence[str] = ()) -> list[str]:
+    """One spatch command line.
+
+    mode is a virtual rule (`patch`, `report`, `context`, `org`); report and
+    org modes print no diff.  reach is the `-D killable_reach=` TSV.  args
+    are the files or `--dir`, `--file-groups`, ... arguments; spflags the
+    user's flags, last, so that they win.
+    """
+    cmd = [spatch, "-D", mode]
+    if quiet:
+        cmd.append("--very-quiet")
+    if mode in ("report", "org"):
+        cmd.append("--no-show-diff")
+    cmd += ["--cocci-file", cocci, *options]
+    if reach:
+        cmd += ["-D", f"killable_reach={reach}"]
+    if jobs > 1:
+        cmd += ["--jobs", str(jobs), "--chunksize", "1"]
+    if timeout:
+        cmd += ["--timeout", str(timeout)]
+    return cmd + list(args) + list(spflags)
+
