@@ -151,8 +151,13 @@ check-rules:
 	@$(PYTHON) tests/run_rule_tests.py --jobs $(J) --spatch $(SPATCH) \
 		$(if $(K),-k '$(K)') $(if $(filter 1,$(UPDATE)),--update) $(if $(filter 1,$(V)),-v)
 
-## make check-fast: the quick tier (< 2 min): generated rules fresh, rule fixtures, unit tests
-check-fast: check-generated check-kernel-parsers check-rules
+## make check-unit: unit tests of the verdict checks on small C snippets (no spatch)
+.PHONY: check-unit
+check-unit:
+	$(PYTHON) -m unittest discover -s tests/unit -p 'test_*.py'
+
+## make check-fast: the quick tier (< 2 min): generated rules fresh, unit tests, rule fixtures
+check-fast: check-generated check-unit check-kernel-parsers check-rules
 
 check-generated: $(CACHE)/.deps-ok
 	@$(PYTHON) tests/rule_headers.py

@@ -144,7 +144,7 @@ prim@p(...)
 @completion_ok_free_ret@
 identifier prim = {wait_for_completion};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
 @@
 prim@p(es)
 
@@ -219,7 +219,7 @@ prim@p(...)
 @completion_ok_free@
 identifier prim = {wait_for_completion};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) };
 @@
 prim@p(es)
 
@@ -526,7 +526,7 @@ prim@p(...)
 @completion_ok_inline_lock@
 identifier prim = {wait_for_completion};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) };
 @@
 prim@p(es)
 
@@ -626,7 +626,7 @@ prim@p(...)
 @completion_ok_inline_lock0@
 identifier prim = {wait_for_completion};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) };
 @@
 prim@p(es)
 
@@ -724,7 +724,7 @@ prim@p(...)
 @completion_ok_inline_alloc@
 identifier prim = {wait_for_completion};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) };
 @@
 prim@p(es)
 
@@ -811,7 +811,7 @@ prim@p(...)
 @completion_tok_a@
 identifier prim = {wait_for_completion_timeout};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) and not K.uses_time_left(p) };
 @@
 prim@p(es)
 
@@ -903,7 +903,7 @@ prim@p(...)
 @completion_tok_b@
 identifier prim = {wait_for_completion_timeout};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) };
 @@
 prim@p(es)
 
@@ -970,7 +970,7 @@ prim@p(...)
 @completion_tok_r@
 identifier prim = {wait_for_completion_timeout};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) and not K.uses_time_left(p) };
 @@
 prim@p(es)
 
@@ -1044,7 +1044,7 @@ prim@p(...)
 @completion_tok_ulock@
 identifier prim = {wait_for_completion_timeout};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) and not K.uses_time_left(p) };
 @@
 prim@p(es)
 
@@ -1145,7 +1145,7 @@ prim@p(...)
 @completion_tok_ilock@
 identifier prim = {wait_for_completion_timeout};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) and not K.uses_time_left(p) };
 @@
 prim@p(es)
 
@@ -1246,7 +1246,7 @@ prim@p(...)
 @completion_tok_ualloc@
 identifier prim = {wait_for_completion_timeout};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) and not K.uses_time_left(p) };
 @@
 prim@p(es)
 
@@ -1333,7 +1333,7 @@ prim@p(...)
 @completion_tok_ialloc@
 identifier prim = {wait_for_completion_timeout};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) and not K.uses_time_left(p) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) and not K.uses_time_left(p) };
 @@
 prim@p(es)
 

@@ -144,7 +144,7 @@ prim@p(...)
 @mmap_lock_ok_free_ret@
 identifier prim = {mmap_read_lock, mmap_write_lock};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
 @@
 prim@p(es)
 
@@ -219,7 +219,7 @@ prim@p(...)
 @mmap_lock_ok_free@
 identifier prim = {mmap_read_lock, mmap_write_lock};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) };
 @@
 prim@p(es)
 
@@ -526,7 +526,7 @@ prim@p(...)
 @mmap_lock_ok_inline_lock@
 identifier prim = {mmap_read_lock, mmap_write_lock};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) };
 @@
 prim@p(es)
 
@@ -626,7 +626,7 @@ prim@p(...)
 @mmap_lock_ok_inline_lock0@
 identifier prim = {mmap_read_lock, mmap_write_lock};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) };
 @@
 prim@p(es)
 
@@ -724,7 +724,7 @@ prim@p(...)
 @mmap_lock_ok_inline_alloc@
 identifier prim = {mmap_read_lock, mmap_write_lock};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) };
 @@
 prim@p(es)
 

@@ -144,7 +144,7 @@ prim@p(...)
 @schedule_timeout_poll_ok_free_ret@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
 @@
 prim@p(es)
 
@@ -219,7 +219,7 @@ prim@p(...)
 @schedule_timeout_poll_ok_free@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) };
 @@
 prim@p(es)
 
@@ -528,7 +528,7 @@ prim@p(...)
 @schedule_timeout_poll_ok_inline_lock@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) };
 @@
 prim@p(es)
 
@@ -629,7 +629,7 @@ prim@p(...)
 @schedule_timeout_poll_ok_inline_lock0@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) };
 @@
 prim@p(es)
 
@@ -728,7 +728,7 @@ prim@p(...)
 @schedule_timeout_poll_ok_inline_alloc@
 identifier prim = {schedule_timeout_uninterruptible};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) };
 @@
 prim@p(es)
 

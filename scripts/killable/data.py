@@ -7,6 +7,7 @@ separated, `#` comments.  Nothing else in the package opens these files.
   acquire-release.tsv      acquisition, its release, undo style; `~REGEX` lines
   syscall-roots.tsv        where system calls enter (ops members, macros)
   must-not-fail-roots.tsv  where a failure must not happen (release, remove, ...)
+  side-effect-free.tsv     calls a function may make before a sleep with nothing to undo
 """
 
 from __future__ import annotations
@@ -95,3 +96,21 @@ def load_root_rules(path: str) -> list[RootRule]:
 def load_root_tables(data_dir: str = DATA_DIR) -> RootTable:
     return RootTable(load_root_rules(os.path.join(data_dir, "syscall-roots.tsv")),
                      load_root_rules(os.path.join(data_dir, "must-not-fail-roots.tsv")))
+
+
+def load_name_table(path: str) -> tuple[frozenset[str], list[re.Pattern]]:
+    """A table of names, one a line, with `~REGEX` lines for patterns."""
+    names: set[str] = set()
+    patterns: list[re.Pattern] = []
+    for line in table_lines(path):
+        entry = line.split("\t")[0].strip()
+        if entry.startswith("~"):
+            patterns.append(re.compile(entry[1:]))
+        elif entry:
+            names.add(entry)
+    return frozenset(names), patterns
+
+
+def load_side_effect_free(path: str = os.path.join(DATA_DIR, "side-effect-free.tsv")
+                          ) -> tuple[frozenset[str], list[re.Pattern]]:
+    return load_name_table(path)

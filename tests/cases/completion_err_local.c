@@ -3,9 +3,10 @@
  * for it; the function keeps its status in `int err` and ends with
  * `return err ?: count;`.
  *
- * Expect: converted; `err = wait_for_completion_killable(&fw->reloaded);
- * if (err) return err;` (-ERESTARTSYS) or the explicit form.  Report:
- * converted.
+ * Expect: manual.  `fw->generation++` is written after the last error
+ * exit and before the wait; a killed wait would return with the generation
+ * bumped but no reload done, which no earlier exit leaves (issue 10, class
+ * 9: state changed before the sleep).  Report: manual, naming the write.
  */
 // setup: init_completion(&rl0.reloaded); dev_set_drvdata(&kt_dev, &rl0); strcpy(kt_kbuf, "1")
 // entry: reload_store(&kt_dev, &dev_attr_reload, kt_kbuf, 1)

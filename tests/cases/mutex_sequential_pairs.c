@@ -3,9 +3,10 @@
  * later takes the config mutex; the first is already released when the
  * second is taken.
  *
- * Expect: both converted, each with an immediate return: the second
- * failure must NOT unlock the stats mutex (it is no longer held).  Report:
- * two lines, converted.
+ * Expect: the first lock converted with an immediate return.  The second
+ * stays manual: `sp->rx = 0` already reset the counters under the first
+ * lock, so a killed second lock would lose them (issue 10, class 9: state
+ * changed before the sleep).  Report: converted, then manual.
  */
 // setup: kt_file.private_data = &sp0
 // entry: sp_ioctl(&kt_file, SP_ROLL, 0)

@@ -4,9 +4,12 @@
  * schedule_timeout_uninterruptible(HZ / 100); the buffer is freed inline on
  * each exit (no label).
  *
- * Expect: converted; after schedule_timeout_killable(), `if
- * (fatal_signal_pending(current)) { kfree(scratch); return -EINTR; }`.
- * Report: converted.
+ * Expect: manual.  `t->channel = ch` retunes the device after the last
+ * error exit and before the polling loop; a killed poll would return with
+ * the channel changed but never locked, a state no earlier exit leaves
+ * (issue 10, class 9).  What the loop itself does each round (the
+ * tuner_locked() poll) is part of the wait and does not count.
+ * Report: manual, naming the write.
  */
 // setup: dev_set_drvdata(&kt_dev, &tuner0); strcpy(kt_kbuf, "7")
 // entry: channel_store(&kt_dev, &dev_attr_channel, kt_kbuf, 1)

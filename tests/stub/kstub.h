@@ -94,6 +94,7 @@ typedef uint64_t dma_addr_t;
 typedef uint64_t phys_addr_t;
 typedef uint64_t resource_size_t;
 typedef uint64_t sector_t;
+typedef unsigned char u_char;
 
 #define U8_MAX 0xffU
 #define U16_MAX 0xffffU
@@ -158,6 +159,7 @@ typedef uint64_t sector_t;
 #define ENAMETOOLONG 36
 #define ENOSYS 38
 #define ENOTEMPTY 39
+#define EBADR 53
 #define ENODATA 61
 #define ETIME 62
 #define EPROTO 71
@@ -393,6 +395,21 @@ int kstrtoint_from_user(const char __user *s, size_t count, unsigned int base, i
 int kstrtouint_from_user(const char __user *s, size_t count, unsigned int base, unsigned int *res);
 int kstrtobool_from_user(const char __user *s, size_t count, bool *res);
 int scnprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
+static inline void memzero_explicit(void *s, size_t n) { memset(s, 0, n); }
+static inline ssize_t strscpy(char *dst, const char *src, size_t size)
+{
+	size_t len = strnlen(src, size);
+
+	if (!size)
+		return -E2BIG;
+	if (len == size) {
+		memcpy(dst, src, size - 1);
+		dst[size - 1] = 0;
+		return -E2BIG;
+	}
+	memcpy(dst, src, len + 1);
+	return len;
+}
 int sysfs_emit(char *buf, const char *fmt, ...) __printf(2, 3);
 int sysfs_emit_at(char *buf, int at, const char *fmt, ...) __printf(3, 4);
 static inline bool sysfs_streq(const char *a, const char *b)
@@ -486,6 +503,36 @@ typedef struct { long counter; } atomic_long_t;
 #define atomic_xchg(v, n) ({ int __o = (v)->counter; (v)->counter = (n); __o; })
 #define atomic_cmpxchg(v, o, n) ({ int __o = (v)->counter; if (__o == (o)) (v)->counter = (n); __o; })
 
+/* refcount_t: a taken reference counts as a live object (kt_live_allocs),
+ * so an entry point that returns with one still held leaks. */
+typedef struct { atomic_t refs; } refcount_t;
+#define REFCOUNT_INIT(n) { .refs = ATOMIC_INIT(n) }
+#define refcount_set(r, n) atomic_set(&(r)->refs, (n))
+#define refcount_read(r) atomic_read(&(r)->refs)
+static inline void refcount_inc(refcount_t *r) { r->refs.counter++; kt_live_allocs++; }
+static inline bool __must_check refcount_inc_not_zero(refcount_t *r)
+{
+	if (!r->refs.counter)
+		return false;
+	r->refs.counter++;
+	kt_live_allocs++;
+	return true;
+}
+static inline bool __must_check refcount_dec_and_test(refcount_t *r)
+{
+	if (r->refs.counter <= 0)
+		kt_die("refcount_dec_and_test of a refcount with no references");
+	kt_live_allocs--;
+	return --r->refs.counter == 0;
+}
+static inline void refcount_dec(refcount_t *r) { (void)refcount_dec_and_test(r); }
+
+#define BITS_PER_LONG 64
+static inline bool test_bit(long nr, const volatile unsigned long *addr) { return (*addr >> nr) & 1; }
+static inline void set_bit(long nr, volatile unsigned long *addr) { *addr |= 1UL << nr; }
+static inline void clear_bit(long nr, volatile unsigned long *addr) { *addr &= ~(1UL << nr); }
+static inline bool test_and_set_bit(long nr, volatile unsigned long *addr) { bool o = test_bit(nr, addr); set_bit(nr, addr); return o; }
+
 typedef struct { int held; } spinlock_t;
 typedef struct { int held; } raw_spinlock_t;
 #define __SPIN_LOCK_UNLOCKED(n) { 0 }
@@ -565,6 +612,15 @@ static inline void kt_mutex_unlock(struct mutex *m, const char *e, const char *w
 #define mutex_trylock(m) kt_mutex_trylock((m), #m, KT_WHERE)
 #define mutex_unlock(m) kt_mutex_unlock((m), #m, KT_WHERE)
 #define mutex_is_locked(m) ((m)->held != 0)
+/* Drops a reference; on the last one takes the mutex (a plain sleep). */
+static inline bool __must_check kt_refcount_dec_and_mutex_lock(refcount_t *r, struct mutex *m, const char *e, const char *w)
+{
+	if (!refcount_dec_and_test(r))
+		return false;
+	kt_mutex_lock(m, e, w);
+	return true;
+}
+#define refcount_dec_and_mutex_lock(r, m) kt_refcount_dec_and_mutex_lock((r), (m), #m, KT_WHERE)
 
 /* ------------------------------------------------------------------ */
 /* Semaphores                                                          */
@@ -847,6 +903,16 @@ typedef struct wait_queue_head wait_queue_head_t;
 #define wake_up_interruptible(q) ((void)((q)->wakeups++))
 #define wake_up_interruptible_all(q) ((void)((q)->wakeups++))
 #define waitqueue_active(q) ((q)->wakeups >= 0 && 0)
+struct wait_queue_entry {
+	struct task_struct *private;
+};
+typedef struct wait_queue_entry wait_queue_entry_t;
+#define DECLARE_WAITQUEUE(name, tsk) struct wait_queue_entry name = { .private = (tsk) }
+#define DEFINE_WAIT(name) struct wait_queue_entry name = { .private = current }
+static inline void add_wait_queue(struct wait_queue_head *q, struct wait_queue_entry *e) { (void)q; (void)e; }
+static inline void remove_wait_queue(struct wait_queue_head *q, struct wait_queue_entry *e) { (void)q; (void)e; }
+static inline void prepare_to_wait(struct wait_queue_head *q, struct wait_queue_entry *e, int state) { (void)q; (void)e; (void)state; }
+static inline void finish_wait(struct wait_queue_head *q, struct wait_queue_entry *e) { (void)q; (void)e; }
 
 /* The condition is considered met: the stub evaluates it once, for its
  * side effects, and returns.  The _timeout forms return the time left
@@ -1347,6 +1413,7 @@ static inline int wake_up_process(struct task_struct *t) { (void)t; return 1; }
 #define SYSCALL_DEFINE1(name, t1, a1) long sys_##name(t1 a1)
 #define SYSCALL_DEFINE2(name, t1, a1, t2, a2) long sys_##name(t1 a1, t2 a2)
 #define SYSCALL_DEFINE3(name, t1, a1, t2, a2, t3, a3) long sys_##name(t1 a1, t2 a2, t3 a3)
+#define SYSCALL_DEFINE4(name, t1, a1, t2, a2, t3, a3, t4, a4) long sys_##name(t1 a1, t2 a2, t3 a3, t4 a4)
 struct kernel_param;
 struct kernel_param_ops {
 	unsigned int flags;
@@ -1405,6 +1472,112 @@ struct net { int dummy; };
 extern struct net init_net;
 
 /* ------------------------------------------------------------------ */
+/* Generic netlink (just enough for genl_ops doit fixtures)            */
+/* ------------------------------------------------------------------ */
+struct sk_buff {
+	unsigned int len;
+	void *sk;
+};
+struct nlattr {
+	u16 nla_len;	/* header + payload, as in the kernel */
+	u16 nla_type;
+};
+#define NLA_HDRLEN ((int)sizeof(struct nlattr))
+static inline void *nla_data(const struct nlattr *nla) { return (char *)nla + NLA_HDRLEN; }
+static inline int nla_len(const struct nlattr *nla) { return nla->nla_len - NLA_HDRLEN; }
+static inline u8 nla_get_u8(const struct nlattr *nla) { return *(u8 *)nla_data(nla); }
+static inline u16 nla_get_u16(const struct nlattr *nla) { return *(u16 *)nla_data(nla); }
+static inline u32 nla_get_u32(const struct nlattr *nla) { return *(u32 *)nla_data(nla); }
+static inline u64 nla_get_u64(const struct nlattr *nla) { u64 v; memcpy(&v, nla_data(nla), sizeof(v)); return v; }
+static inline int nla_strcmp(const struct nlattr *nla, const char *str) { return strncmp(nla_data(nla), str, nla_len(nla)); }
+struct genl_info {
+	u32 snd_seq;
+	u32 snd_portid;
+	struct nlattr **attrs;
+	void *extack;
+};
+struct genl_ops {
+	int (*doit)(struct sk_buff *skb, struct genl_info *info);
+	int (*start)(void *cb);
+	int (*dumpit)(struct sk_buff *skb, void *cb);
+	int (*done)(void *cb);
+	u8 cmd;
+	u8 flags;
+};
+#define GENL_ADMIN_PERM 0x01
+#define GENL_UNS_ADMIN_PERM 0x10
+static inline bool netlink_capable(const struct sk_buff *skb, int cap) { (void)skb; (void)cap; return true; }
+
+/* ------------------------------------------------------------------ */
+/* Mounts, block devices, kobjects, hwmon attributes                   */
+/* ------------------------------------------------------------------ */
+/* A write reference on the mount: counted like an allocation, so a path
+ * that skips mnt_drop_write_file() leaks. */
+static inline int mnt_want_write_file(struct file *file) { (void)file; kt_live_allocs++; return 0; }
+static inline void mnt_drop_write_file(struct file *file) { (void)file; kt_live_allocs--; }
+
+struct gendisk {
+	void *private_data;
+	unsigned long state;
+};
+struct block_device {
+	struct gendisk *bd_disk;
+};
+struct block_device_operations {
+	int (*open)(struct block_device *, fmode_t);
+	void (*release)(struct gendisk *, fmode_t);
+	int (*ioctl)(struct block_device *, fmode_t, unsigned int, unsigned long);
+	int (*compat_ioctl)(struct block_device *, fmode_t, unsigned int, unsigned long);
+	struct module *owner;
+};
+
+struct kobject {
+	const char *name;
+	struct kobject *parent;
+};
+struct kobj_attribute {
+	const char *name;
+	umode_t mode;
+	ssize_t (*show)(struct kobject *kobj, struct kobj_attribute *attr, char *buf);
+	ssize_t (*store)(struct kobject *kobj, struct kobj_attribute *attr, const char *buf, size_t count);
+};
+
+struct sensor_device_attribute {
+	struct device_attribute dev_attr;
+	int index;
+};
+#define to_sensor_dev_attr(_dev_attr) container_of(_dev_attr, struct sensor_device_attribute, dev_attr)
+
+/* SMBus: a client is 256 byte registers in memory. */
+struct i2c_client {
+	unsigned short addr;
+	char name[20];
+	struct device dev;
+	u8 regs[256];
+};
+static inline s32 i2c_smbus_read_byte_data(const struct i2c_client *c, u8 cmd) { return c->regs[cmd]; }
+static inline s32 i2c_smbus_write_byte_data(const struct i2c_client *c, u8 cmd, u8 v)
+{
+	((struct i2c_client *)c)->regs[cmd] = v;
+	return 0;
+}
+
+/* watchdog character devices (linux/watchdog.h) */
+struct watchdog_info {
+	__u32 options;
+	__u32 firmware_version;
+	__u8 identity[32];
+};
+#define WATCHDOG_IOCTL_BASE	'W'
+#define WDIOC_GETSUPPORT	_IOR(WATCHDOG_IOCTL_BASE, 0, struct watchdog_info)
+#define WDIOC_GETSTATUS		_IOR(WATCHDOG_IOCTL_BASE, 1, int)
+#define WDIOC_KEEPALIVE		_IOR(WATCHDOG_IOCTL_BASE, 5, int)
+#define WDIOC_SETTIMEOUT	_IOWR(WATCHDOG_IOCTL_BASE, 6, int)
+#define WDIOC_GETTIMEOUT	_IOR(WATCHDOG_IOCTL_BASE, 7, int)
+#define WDIOF_SETTIMEOUT	0x0080
+#define WDIOF_KEEPALIVEPING	0x8000
+
+/* ------------------------------------------------------------------ */
 /* ioctl numbers                                                       */
 /* ------------------------------------------------------------------ */
 #define _IOC(dir, type, nr, size) (((dir) << 30) | ((size) << 16) | ((type) << 8) | (nr))
@@ -1423,6 +1596,11 @@ extern struct net init_net;
 #define writeb(v, a) (*(volatile u8 *)(a) = (v))
 #define ioread32(a) readl(a)
 #define iowrite32(v, a) writel(v, a)
+/* Port I/O: the ports go nowhere and read as zero. */
+static inline void outb(u8 v, unsigned long port) { (void)v; (void)port; }
+static inline void outw(u16 v, unsigned long port) { (void)v; (void)port; }
+static inline u8 inb(unsigned long port) { (void)port; return 0; }
+static inline u16 inw(unsigned long port) { (void)port; return 0; }
 
 static inline bool capable(int cap) { (void)cap; return true; }
 #define CAP_SYS_ADMIN 21

@@ -7,6 +7,7 @@ and answer by offsets, so they are cheap and need no parse.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from killable.scan import csource
 
@@ -57,3 +58,189 @@ def macro_at(lines: list[str], line: int) -> str:
     m = re.match(r"\s*#\s*define\s+(\w+)", lines[i]) if i < len(lines) else None
     return m.group(1) if m and (i == line - 1 or lines[line - 2].rstrip().endswith("\\")) \
         else ""
+
+
+# ---- what happens before a sleep ------------------------------------------
+
+KEYWORDS = frozenset(("if", "while", "for", "switch", "return", "sizeof", "typeof", "do",
+                      "else", "case", "goto", "__typeof__", "_Generic", "defined",
+                      "__builtin_expect", "alignof", "offsetof"))
+EXIT_RE = re.compile(r"\breturn\b[^;]*;|\bgoto\s+(\w+)\s*;")
+CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+# An assignment operator (not ==, <=, >=, !=) or an increment.
+ASSIGN_RE = re.compile(r"(?<![=!<>])(?:<<|>>|[-+*/%&|^])?=(?!=)|\+\+|--")
+
+
+@dataclass
+class Exit:
+    offset: int        # where the exit statement ends
+    label: str         # the goto's label, or "" for a return
+    text: str
+
+
+def body_start(text: str) -> int:
+    """The offset just inside the function's opening brace."""
+    i = text.find("{")
+    return i + 1 if i >= 0 else 0
+
+
+def guard_of(text: str, start: int) -> tuple[int, str]:
+    """The `if (...)` that guards the statement at start, as (offset of the
+    `if`, its condition), or (-1, "").  Both `if (c) stmt;` and
+    `if (c) { ...; stmt; }` count."""
+    before = text[:start].rstrip()
+    if before.endswith(")"):
+        j = len(before) - 1
+    else:
+        depth = 0
+        i = start
+        while i > 0:
+            i -= 1
+            if text[i] == "}":
+                depth += 1
+            elif text[i] == "{":
+                if depth == 0:
+                    break
+                depth -= 1
+        else:
+            return -1, ""
+        j = len(text[:i].rstrip()) - 1
+        if j < 0 or text[j] != ")":
+            return -1, ""
+    depth = 0
+    k = j
+    while k >= 0:
+        if text[k] == ")":
+            depth += 1
+        elif text[k] == "(":
+            depth -= 1
+            if depth == 0:
+                break
+        k -= 1
+    m = re.search(r"\bif\s*$", text[:max(k, 0)])
+    if k < 0 or not m:
+        return -1, ""
+    return m.start(), text[k + 1:j]
+
+
+def is_error_exit(text: str, m: re.Match) -> bool:
+    """A goto, or a return of an error: a -E constant, ERR_PTR/PTR_ERR, or
+    a variable that its guard tests (`if (ret) return ret;`).  Other
+    returns (`return 0;`, `if (ret || same) return ret;`) end the request
+    with success, so they say nothing about what is held."""
+    if m.group(1):
+        return True
+    value = m.group(0)[len("return"):].rstrip(";").strip()
+    if re.match(r"^\(?-\s*E[A-Z0-9]+\)?$", value) or re.search(r"\b(?:ERR_PTR|PTR_ERR)\b", value):
+        return True
+    if re.match(r"^\w+$", value):
+        _, cond = guard_of(text, m.start())
+        cond = "".join(cond.split())
+        return cond in (value, f"{value}<0", f"{value}!=0", f"IS_ERR({value})",
+                        f"unlikely({value})", f"unlikely({value}<0)")
+    return False
+
+
+def nearest_exit(text: str, off: int) -> Exit | None:
+    """The last error exit (see is_error_exit) before offset off, in text
+    order.  Its offset is where its guard begins: a guard that takes
+    something (`if (!refcount_inc_not_zero(...)) return -EINVAL;`) holds
+    it after the exit, so the guard is part of what comes after."""
+    last = None
+    for m in EXIT_RE.finditer(text, body_start(text), off):
+        if is_error_exit(text, m):
+            last = m
+    if last is None:
+        return None
+    guard, _ = guard_of(text, last.start())
+    return Exit(guard if guard >= 0 else last.end(), last.group(1) or "", last.group(0))
+
+
+def calls_in(text: str) -> list[tuple[str, int]]:
+    """Names called in a stretch of code, with their offsets."""
+    return [(m.group(1), m.start()) for m in CALL_RE.finditer(text)
+            if m.group(1) not in KEYWORDS]
+
+
+def stores_in(text: str) -> list[str]:
+    """Left-hand sides that are not plain locals: members, derefs, elements.
+
+    A plain identifier is taken for a local (a global assigned before a
+    sleep is rare and is not seen here).
+    """
+    out = []
+    for m in ASSIGN_RE.finditer(text):
+        start = max(text.rfind(";", 0, m.start()), text.rfind("{", 0, m.start()),
+                    text.rfind("}", 0, m.start()), text.rfind("(", 0, m.start())) + 1
+        lhs = text[start:m.start()].strip()
+        if m.group(0) in ("++", "--") and not lhs:
+            # ++x: the operand follows.
+            end = min([i for i in (text.find(";", m.end()), text.find(")", m.end())) if i >= 0]
+                      or [len(text)])
+            lhs = text[m.end():end].strip()
+        if not lhs or "," in lhs:
+            continue
+        if re.search(r"->|\.\s*\w+\s*$|\]\s*$", lhs) or lhs.startswith("*"):
+            # A declaration such as `struct foo *f = ...` ends in a plain name.
+            if re.match(r"^(?:const\s+|static\s+|struct\s+|unsigned\s+|enum\s+)*\w+[\s*]+\w+$", lhs):
+                continue
+            out.append(" ".join(lhs.split()))
+    return out
+
+
+def label_code(text: str, label: str) -> str:
+    """The code from `label:` to the end of the first return after it."""
+    m = re.search(r"(?m)^\s*%s\s*:(?!:)" % re.escape(label), text)
+    if not m:
+        return ""
+    r = re.compile(r"\breturn\b[^;]*;").search(text, m.end())
+    return text[m.end():r.end()] if r else text[m.end():]
+
+
+def loop_header(text: str, off: int) -> int:
+    """Where the innermost while/for loop holding offset off begins, or -1.
+    A polling loop repeats its condition and body every round, so what it
+    does is part of the wait, not something done before it."""
+    best = -1
+    for m in re.finditer(r"\b(?:while|for)\s*\(|\bdo\s*\{", text[:off]):
+        if m.group(0).startswith("do"):
+            if csource.matching(text, m.end() - 1, "{", "}") >= off:
+                best = m.start()
+            continue
+        close = csource.matching(text, m.end() - 1, "(", ")")
+        if close >= off:
+            continue
+        rest = text[close + 1:].lstrip()
+        if rest.startswith("{"):
+            open_ = text.index("{", close)
+            end = csource.matching(text, open_, "{", "}")
+        else:
+            end = text.find(";", close)
+        if end >= off:
+            best = m.start()
+    return best
+
+
+def local_objects(text: str) -> set[str]:
+    """Names declared in the function as structs or arrays (not pointers):
+    writing into them changes nothing shared."""
+    return set(re.findall(r"(?m)^\s*(?:const\s+)?(?:struct\s+|union\s+)?\w+\s+(\w+)\s*"
+                          r"(?:\[[^\]]*\])?\s*(?:=[^;]*)?;", text))
+
+
+def without_exit_branches(text: str) -> str:
+    """The code with every branch that ends in a return or goto blanked:
+    `if (c) return f();` runs f() only on a path that never reaches what
+    follows, so only the condition stays."""
+    out = list(text)
+    for m in EXIT_RE.finditer(text):
+        guard, cond = guard_of(text, m.start())
+        if guard < 0:
+            continue
+        # Keep the condition's `)` and the statement's `;`: they still end
+        # statements for stores_in().
+        start = text.index(cond, guard) + len(cond) + 1 if cond else guard
+        for i in range(start, m.end() - 1):
+            if out[i] != "\n":
+                out[i] = " "
+    return "".join(out)

@@ -158,6 +158,74 @@ def seq_stop_releases(c: Context) -> str:
     return ""
 
 
+def first_arg(text: str, call_off: int) -> str:
+    """The first argument of the call at call_off, without spaces and `&`."""
+    open_ = text.index("(", call_off)
+    close = csource.matching(text, open_, "(", ")")
+    args = csource.split_args(text[open_ + 1:close])
+    return "".join(args[0].split()).lstrip("&") if args else ""
+
+
+def caller_lock_dropped(c: Context) -> str:
+    """A function that releases a lock it never took runs with its caller's
+    lock held and must return with it held: bailing out of the sleep (or of
+    the relock) would hand the caller an unlocked lock to unlock."""
+    text, offs = c.calls
+    if not offs:
+        return ""
+    start = body.body_start(text)
+    calls = body.calls_in(text[start:offs[-1]])
+    taken: set[str] = set()
+    for name, off in calls:
+        off += start
+        if c.k.tables.is_lock_release(name):
+            lock = first_arg(text, off)
+            if lock not in taken:
+                return (f"refused: {c.fn.name}() releases {lock or name + '()'} that its caller "
+                        "holds; it must return with it held")
+        elif (c.k.tables.is_acquire(name) or "lock" in name) and not c.k.tables.is_pure(name):
+            taken.add(first_arg(text, off))
+    return ""
+
+
+ERRNO_VALUE = re.compile(r"-\s*E[A-Z0-9]+\b|\bPTR_ERR\b|\bERR_PTR\b|\b[A-Za-z_]\w*\s*\(")
+
+
+def no_errno(c: Context) -> str:
+    """An int that never carries a negative errno is a value, not an error:
+    a timeout, a count, a SCSI disposition.  Its callers would take -EINTR
+    for data.  Roots are exempt (their caller is the system call)."""
+    if c.fn.name in c.reach.root_via or c.fn.return_type.endswith("*") or \
+            plumbing.truth_valued(c.fn):
+        return ""
+    text = body.function_text(c.lines, c.fn)
+    values = [v.strip("() \t") for _, v in c.fn.returns]
+    if values and all(v == "0" for v in values):
+        return ""    # a status: 0 for success, so a non-zero result is an error
+    for value in values:
+        if ERRNO_VALUE.search(value):
+            return ""
+        var = value
+        if re.match(r"^\w+$", var) and re.search(
+                r"\b%s\s*=\s*(?:-\s*E[A-Z0-9]+\b|PTR_ERR\b|[A-Za-z_]\w*\s*\()" % re.escape(var),
+                text):
+            return ""
+    return (f"manual: {c.fn.name}() never returns a negative errno; its callers would take "
+            "-EINTR for a value")
+
+
+def effects_before_sleep(c: Context) -> str:
+    """Between the nearest earlier exit and the sleep, the function may only
+    read: a call that might take something, or a write to shared state,
+    would stay behind on the new error path (the earlier exit shows what the
+    author undoes; nothing after it is undone)."""
+    text, offs = c.calls
+    if not offs:
+        return ""
+    why = plumbing.effects_before(c.k, c.ff, text, offs[0], c.prim.shape == "poll")
+    return f"manual: {why} before the sleep; the new error path would not undo it" if why else ""
+
+
 def callers_lose_error(c: Context) -> str:
     why = plumbing.callers_problem(c.k, c.ff, c.fn, c.reach)
     return "manual: " + why if why else ""
@@ -178,12 +246,15 @@ CHECKS: list[Check] = [
     no_function,
     must_not_fail,
     off_syscall_path,
+    caller_lock_dropped,
     return_type,
+    no_errno,
     twin_missing,
     handoff,
     seq_stop_releases,
-    callers_lose_error,
     not_polling,
+    effects_before_sleep,
+    callers_lose_error,
 ]
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from killable.graph import reach as reachability
 from killable.scan import csource
+from killable.verdicts import body
 from killable.verdicts.tables import INT_TYPES
 
 if TYPE_CHECKING:
@@ -65,7 +66,8 @@ def result_checked(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
         return False
     lines = k.source_lines(ff.path)[call.line - 1:caller.end_line]
     text = "\n".join(lines)
-    return re.search(r"(?:\bif\s*\(\s*!?\s*%s\b|\breturn\s+%s\s*;|\b%s\s*[<!=]=?\s*0|"
+    # `return v;`, `return v ? v : count;`, `return v ?: n;` all hand v on.
+    return re.search(r"(?:\bif\s*\(\s*!?\s*%s\b|\breturn\s+\(?\s*%s\b|\b%s\s*[<!=]=?\s*0|"
                      r"IS_ERR\w*\(\s*%s\s*\))" % ((re.escape(var),) * 4), text) is not None
 
 
@@ -101,8 +103,36 @@ def held_before_call(k: "Rules", caller: csource.Function, callee: str) -> str:
     return ""
 
 
-def plumb_problem(k: "Rules", caller: csource.Function, callee: csource.Function, depth: int,
-                  reach: reachability.Reach) -> str:
+def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
+                   poll: bool = False) -> str:
+    """What the code between the nearest earlier exit and offset off does
+    that an early return there would leave undone: a call that is neither
+    side-effect-free nor a known acquisition or release, or a write to
+    something that is neither a plain local, a local struct nor an object
+    the function allocated.  '' when it only reads.  With poll, the
+    enclosing loop (condition and body) counts as part of the wait."""
+    if poll and body.loop_header(text, off) >= 0:
+        off = body.loop_header(text, off)
+    exit_ = body.nearest_exit(text, off)
+    start = exit_.offset if exit_ else body.body_start(text)
+    window = body.without_exit_branches(text[start:off])
+    t = k.tables
+    for name, _ in body.calls_in(window):
+        if not (k.is_pure_call(ff, name) or t.is_acquire(name) or t.is_release(name) or
+                name in t.prims):
+            return f"{name}() is called"
+    mine = body.local_objects(text) | {
+        m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*(\w+)\s*\(", text[:off])
+        if t.style_of(m.group(2)) == "alloc"}
+    for lhs in body.stores_in(window):
+        base = re.match(r"^[*(\s]*(\w+)", lhs)
+        if not base or base.group(1) not in mine:
+            return f"{lhs} is written"
+    return ""
+
+
+def plumb_problem(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
+                  callee: csource.Function, depth: int, reach: reachability.Reach) -> str:
     """Why a caller that drops callee's result cannot be made to check it."""
     if depth + 1 > PLUMB_DEPTH:
         return f"{caller.name}() ignores the result of {callee.name}(), too far up to plumb"
@@ -115,6 +145,12 @@ def plumb_problem(k: "Rules", caller: csource.Function, callee: csource.Function
     if held:
         return (f"{caller.name}() ignores the result of {callee.name}() while holding "
                 f"{held}")
+    text, offs = body.call_offsets(k.source_lines(ff.path), caller,
+                                   callee.name, "")
+    why = effects_before(k, ff, text, offs[0]) if offs else ""
+    if why:
+        return (f"{caller.name}() ignores the result of {callee.name}() and before it "
+                f"{why}, which a new early return would not undo")
     return ""
 
 
@@ -150,7 +186,7 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
             continue
         for caller, call in found:
             if call.use == "discarded":
-                why = plumb_problem(k, caller, f, depth, reach)
+                why = plumb_problem(k, ff, caller, f, depth, reach)
                 if why:
                     return why
                 plan.add((caller.name, f.name))

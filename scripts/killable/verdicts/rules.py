@@ -63,6 +63,7 @@ class Rules:
         self.by_basename: dict[str, set[str]] = {}
         self.printed: set[tuple[str, str, str]] = set()
         self.plan: dict[str, set[tuple[str, str]]] = {}
+        self.pure_helpers: dict[tuple[str, str], bool] = {}
         self.fails: set[tuple[str, str]] = set()
         self.labels: dict[tuple[str, str, str], tuple[int, str]] = {}
         self.external: dict[str, dict[str, set[str]]] | None = None
@@ -218,9 +219,13 @@ class Rules:
             self.labels[key] = (line, lbl)
 
     def best_goto(self, g) -> bool:
-        """The goto is the nearest earlier exit of some site (see record_label)."""
+        """The goto is the nearest earlier exit of some site (see record_label)
+        and its label leads straight to returning the error."""
         key = (g[0].file, int(g[0].line))
-        return any((path, line) == key for (path, _, _), (line, _) in self.labels.items())
+        for (path, _, _), (line, lbl) in self.labels.items():
+            if (path, line) == key:
+                return self.label_returns_error(g, lbl)
+        return False
 
     def held_at(self, p) -> list[tuple[str, str]]:
         return self.held.setdefault((p[0].file, p[0].line, p[0].column), [])
@@ -239,6 +244,63 @@ class Rules:
     def ok(self, p, prim: str, args: str = "") -> bool:
         """Position constraint: the site may be converted if a shape fits."""
         return self.verdict(p, prim, args) == "converted"
+
+    def ok_direct(self, p, prim: str, args: str = "") -> bool:
+        """Position constraint of the shapes that return (or undo inline)
+        right at the sleep: not when the nearest earlier exit is a goto to a
+        label that does work, since that work (a dropped write access, a put
+        reference) is owed on the new exit too.  The goto shapes take those."""
+        if not self.ok(p, prim, args):
+            return False
+        s = self.site(p, prim, args)
+        fn = self.function(s)
+        if fn is None:
+            return False
+        text, offs = body.call_offsets(self.source_lines(s.file), fn, s.prim, s.args)
+        exit_ = body.nearest_exit(text, offs[0]) if offs else None
+        if exit_ is None or not exit_.label:
+            return True
+        # Known releases are fine: the held-state shapes undo the same things.
+        return all(name in self.tables.releases or self.tables.is_pure(name)
+                   for name, _ in body.calls_in(body.label_code(text, exit_.label)))
+
+    def is_pure_call(self, ff: csource.FileFacts, name: str, depth: int = 0) -> bool:
+        """A side-effect-free call: listed in the table, or a static helper
+        of this file that only reads (calls such helpers, writes no member)."""
+        if self.tables.is_pure(name):
+            return True
+        fn = ff.functions.get(name)
+        if fn is None or not fn.is_static or depth > 3:
+            return False
+        key = (ff.path, name)
+        if key not in self.pure_helpers:
+            self.pure_helpers[key] = False     # recursion: not pure
+            text = csource.blank_noise(body.function_text(self.source_lines(ff.path), fn))
+            inner = text[body.body_start(text):]
+            self.pure_helpers[key] = not body.stores_in(inner) and all(
+                self.is_pure_call(ff, callee, depth + 1) for callee, _ in body.calls_in(inner))
+        return self.pure_helpers[key]
+
+    def label_returns_error(self, g, lbl: str) -> bool:
+        """The code at lbl only releases and then returns what it was given:
+        a label that goes on with the request (and later sets ret = 0) must
+        not take the new error."""
+        path = self.real_file(g)
+        fn = self.function_named(path, g[0].current_element)
+        if fn is None:
+            return False
+        text = csource.blank_noise(body.function_text(self.source_lines(path), fn))
+        code = body.label_code(text, lbl)
+        if not code or "return" not in code:
+            return False
+        if any(m.group(0) not in ("++", "--") for m in body.ASSIGN_RE.finditer(code)):
+            return False
+        for name, _ in body.calls_in(code):
+            if not (self.tables.is_undo(name) or self.tables.is_pure(name)):
+                return False
+        ret = re.search(r"\breturn\b\s*([^;]*);", code)
+        value = ret.group(1).strip() if ret else ""
+        return bool(value) and not re.match(r"^(?:\d+|true|false|count|len|size)$", value)
 
     def site_in_loop(self, p, prim: str, args: str = "") -> bool:
         """Whether the call sits in a loop.  The goto shapes skip those: an

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from killable.data import Primitive, load_acquires, load_primitives, load_root_tables
+from killable.data import (Primitive, load_acquires, load_primitives, load_root_tables,
+                           load_side_effect_free)
 
 # Locals the rules reuse to carry a twin's result.
 RET_NAMES = ("ret", "err", "rc", "error", "retval", "res", "result", "status", "rv", "r")
@@ -22,6 +23,12 @@ RELEASE_PATTERN = re.compile(r"(?:^up$|^up_|_unlock|unlock_|free|dealloc|destroy
                              r"_disable$|_put$|^put_|_put_|_release$|"
                              r"_end$|_stop$|^fput$|^dput$|^iput$|^mmput$)")
 
+# Names that undo something: what an error label may call before it returns.
+UNDO_PATTERN = re.compile(r"(?:drop|put|free|unlock|release|destroy|cancel|deactivate|shrink|"
+                          r"unregister|_dec|clear|_del|remove|unmap|unpin|close|abort|stop|"
+                          r"disable|_end|exit|finish|unprepare|cleanup|^up$|^up_)")
+LOCK_RELEASE = re.compile(r"(?:unlock|^up$|^up_read$|^up_write$|^up_read_non_owner$)")
+
 
 class Tables:
     """Primitives, acquisitions and root rules, loaded once a process."""
@@ -31,16 +38,29 @@ class Tables:
         self.acquires, self.acq_patterns = load_acquires()
         self.releases = {rel for rel, _ in self.acquires.values()}
         self.roots = load_root_tables()
+        self.pure_names, self.pure_patterns = load_side_effect_free()
 
     def is_acquire(self, name: str) -> bool:
         if name in self.acquires:
             return True
-        if name in self.releases or RELEASE_PATTERN.search(name):
+        if name in self.releases or RELEASE_PATTERN.search(name) or self.is_pure(name):
             return False
         return any(p.search(name) for p in self.acq_patterns)
 
     def is_release(self, name: str) -> bool:
         return name in self.releases or RELEASE_PATTERN.search(name) is not None
+
+    def is_pure(self, name: str) -> bool:
+        """A call that takes nothing and changes no shared state."""
+        return name in self.pure_names or any(p.search(name) for p in self.pure_patterns)
+
+    def is_undo(self, name: str) -> bool:
+        """A call an error exit makes to give something back."""
+        return self.is_release(name) or UNDO_PATTERN.search(name) is not None
+
+    def is_lock_release(self, name: str) -> bool:
+        """A release of a lock (not of memory or a reference)."""
+        return LOCK_RELEASE.search(name) is not None
 
     def release_of(self, acq: str) -> str:
         return self.acquires.get(acq, ("", ""))[0]

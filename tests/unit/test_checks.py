@@ -1,0 +1,296 @@
+"""Unit tests of the verdict checks (scripts/killable/verdicts) on small C.
+
+Each test writes a tiny driver to a temporary file, names one sleep site in
+it, and asks the verdict engine directly, without spatch: the checks are
+functions of the site, the file's facts and the tables.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "scripts"))
+from killable.verdicts import body, rules  # noqa: E402
+
+FOPS = """
+static const struct file_operations foo_fops = {
+	.unlocked_ioctl = foo_ioctl,
+	.release = foo_release,
+};
+"""
+
+
+class VerdictCase(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def verdict(self, code: str, func: str, prim: str = "mutex_lock", args: str = "",
+                nth: int = 1) -> str:
+        """The verdict of the nth call of prim in func."""
+        path = os.path.join(self.tmp.name, "t.c")
+        text = textwrap.dedent(code) + FOPS
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        lines = text.split("\n")
+        seen = 0
+        in_func = False
+        for n, line in enumerate(lines, 1):
+            if line.startswith(("static", "int", "long")) and f"{func}(" in line:
+                in_func = True
+            if in_func and f"{prim}(" in line:
+                seen += 1
+                if seen == nth:
+                    col = line.index(prim)
+                    k = rules.Rules()
+                    s = rules.Site(path, n, col, col + len(prim), prim, func, args=args)
+                    return k.judge(s)
+        raise AssertionError(f"no call {nth} of {prim} in {func}")
+
+
+class TestCallerLock(VerdictCase):
+    def test_unlock_wait_relock_is_refused(self) -> None:
+        # get_chip() in drivers/mtd/chips/cfi_cmdset_0002.c drops the
+        # caller's mutex, sleeps and takes it again.
+        v = self.verdict("""
+            static int get_chip(struct chip *chip)
+            {
+            	if (chip->state != FL_READY) {
+            		mutex_unlock(&chip->mutex);
+            		schedule();
+            		mutex_lock(&chip->mutex);
+            		return -EAGAIN;
+            	}
+            	return 0;
+            }
+            static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+            {
+            	struct chip *chip = f->private_data;
+            	int ret;
+
+            	mutex_lock(&chip->mutex);
+            	ret = get_chip(chip);
+            	mutex_unlock(&chip->mutex);
+            	return ret;
+            }
+            """, "get_chip", args="&chip->mutex")
+        self.assertTrue(v.startswith("refused: get_chip() releases chip->mutex"), v)
+
+    def test_own_lock_taken_again_is_not_refused(self) -> None:
+        v = self.verdict("""
+            static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+            {
+            	struct chip *chip = f->private_data;
+
+            	if (!chip)
+            		return -ENODEV;
+            	mutex_lock(&chip->mutex);
+            	chip->a = 1;
+            	mutex_unlock(&chip->mutex);
+            	mutex_lock(&chip->mutex);
+            	chip->b = 2;
+            	mutex_unlock(&chip->mutex);
+            	return 0;
+            }
+            """, "foo_ioctl", args="&chip->mutex", nth=2)
+        self.assertFalse(v.startswith("refused"), v)
+
+
+class TestNoErrno(VerdictCase):
+    HELPER = textwrap.dedent("""
+        static int get_timeout(struct wd *wd)
+        {
+        	int timeout;
+
+        	mutex_lock(&wd->lock);
+        	timeout = wd->preset * 60;
+        	mutex_unlock(&wd->lock);
+        	return timeout;
+        }
+        static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+        {
+        	struct wd *wd = f->private_data;
+        	int ret;
+
+        	ret = get_timeout(wd);
+        	if (ret < 0)
+        		return ret;
+        	return put_user(ret, (int __user *)arg);
+        }
+        """)
+
+    def test_value_returning_helper_is_manual(self) -> None:
+        # watchdog_get_timeout() in drivers/hwmon/fschmd.c
+        v = self.verdict(self.HELPER, "get_timeout", args="&wd->lock")
+        self.assertEqual(v, "manual: get_timeout() never returns a negative errno; its "
+                            "callers would take -EINTR for a value")
+
+    def test_helper_with_errno_path_passes(self) -> None:
+        code = self.HELPER.replace("\tint timeout;\n", "\tint timeout;\n\n\tif (!wd)\n"
+                                   "\t\treturn -ENODEV;\n")
+        v = self.verdict(code, "get_timeout", args="&wd->lock")
+        self.assertNotIn("negative errno", v)
+
+
+class TestEffectsBeforeSleep(VerdictCase):
+    def ioctl(self, before: str) -> str:
+        return self.verdict(textwrap.dedent("""
+            static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+            {
+            	struct foo *foo = f->private_data;
+            	struct foo_req req;
+            	struct foo_buf *buf;
+
+            	if (copy_from_user(&req, (void __user *)arg, sizeof(req)))
+            		return -EFAULT;
+            %s
+            	mutex_lock(&foo->lock);
+            	foo->req = req;
+            	mutex_unlock(&foo->lock);
+            	return 0;
+            }
+            """) % textwrap.indent(before, "\t"), "foo_ioctl", args="&foo->lock")
+
+    def test_unknown_call_is_manual(self) -> None:
+        # nilfs_ioctl_change_cpmode(): mnt_want_write_file() is no table's
+        v = self.ioctl("mnt_want_write_file(f);\n")
+        self.assertTrue(v.startswith("manual: mnt_want_write_file() is called before"), v)
+
+    def test_shared_write_is_manual(self) -> None:
+        # adb.c: atomic_inc(&state->n_pending) before down(); a plain store here
+        v = self.ioctl("foo->pending++;\n")
+        self.assertTrue(v.startswith("manual: foo->pending is written before"), v)
+
+    def test_reads_and_local_struct_pass(self) -> None:
+        v = self.ioctl("req.flags = 0;\nif (test_bit(1, &foo->flags))\n\treq.flags = 1;\n")
+        self.assertEqual(v, "converted")
+
+    def test_write_into_own_allocation_passes(self) -> None:
+        v = self.ioctl("buf = kzalloc(sizeof(*buf), GFP_KERNEL);\nbuf->len = 1;\n")
+        self.assertNotIn("is written", v)
+
+    def test_pure_static_helper_passes(self) -> None:
+        code = """
+            static bool foo_ready(struct foo *foo)
+            {
+            	return readl(foo->regs) & 1;
+            }
+            static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+            {
+            	struct foo *foo = f->private_data;
+
+            	if (!foo_ready(foo))
+            		pr_debug("not ready\\n");
+            	mutex_lock(&foo->lock);
+            	foo->n = 0;
+            	mutex_unlock(&foo->lock);
+            	return 0;
+            }
+            """
+        self.assertEqual(self.verdict(code, "foo_ioctl", args="&foo->lock"), "converted")
+
+
+class TestOtherChecks(VerdictCase):
+    def test_release_is_refused(self) -> None:
+        v = self.verdict("""
+            static int foo_release(struct inode *i, struct file *f)
+            {
+            	struct foo *foo = f->private_data;
+
+            	mutex_lock(&foo->lock);
+            	foo->open = 0;
+            	mutex_unlock(&foo->lock);
+            	return 0;
+            }
+            """, "foo_release", args="&foo->lock")
+        self.assertTrue(v.startswith("refused: reachable from must-not-fail root"), v)
+
+    def test_void_is_manual(self) -> None:
+        v = self.verdict("""
+            static void foo_reset(struct foo *foo)
+            {
+            	mutex_lock(&foo->lock);
+            	foo->n = 0;
+            	mutex_unlock(&foo->lock);
+            }
+            static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+            {
+            	foo_reset(f->private_data);
+            	return 0;
+            }
+            """, "foo_reset", args="&foo->lock")
+        self.assertTrue(v.startswith("manual: void function"), v)
+
+    def test_on_stack_completion_is_refused(self) -> None:
+        v = self.verdict("""
+            static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+            {
+            	DECLARE_COMPLETION_ONSTACK(done);
+
+            	foo_submit(f->private_data, &done);
+            	wait_for_completion(&done);
+            	return 0;
+            }
+            """, "foo_ioctl", prim="wait_for_completion", args="&done")
+        self.assertTrue(v.startswith("refused: on-stack done"), v)
+
+
+class TestBody(unittest.TestCase):
+    TEXT = textwrap.dedent("""\
+        int f(struct x *d)
+        {
+        	int ret;
+
+        	if (!d)
+        		return -EINVAL;
+        	ret = take(d);
+        	if (ret)
+        		goto out;
+        	while (busy(d))
+        		schedule_timeout_uninterruptible(1);
+        	mutex_lock(&d->lock);
+        out:
+        	put(d);
+        	return ret;
+        }
+        """)
+
+    def test_nearest_exit_is_the_goto(self) -> None:
+        e = body.nearest_exit(self.TEXT, self.TEXT.index("mutex_lock"))
+        self.assertEqual(e.label, "out")
+
+    def test_label_code_runs_to_the_return(self) -> None:
+        self.assertEqual(body.label_code(self.TEXT, "out").split(), ["put(d);", "return", "ret;"])
+
+    def test_loop_header_of_a_braceless_poll(self) -> None:
+        off = self.TEXT.index("schedule_timeout")
+        self.assertEqual(body.loop_header(self.TEXT, off), self.TEXT.index("while"))
+        self.assertEqual(body.loop_header(self.TEXT, self.TEXT.index("mutex_lock")), -1)
+
+    def test_exit_guard_that_takes_something_is_in_the_window(self) -> None:
+        # nbd_genl_reconfigure(): the reference is held after the exit.
+        text = ("int f(struct n *nbd)\n{\n\tif (!refcount_inc_not_zero(&nbd->refs)) {\n"
+                "\t\tnbd_put(nbd);\n\t\treturn -EINVAL;\n\t}\n\tmutex_lock(&nbd->l);\n}\n")
+        e = body.nearest_exit(text, text.index("mutex_lock"))
+        self.assertEqual(e.offset, text.index("if ("))
+
+    def test_success_return_is_not_an_error_exit(self) -> None:
+        # param_set_xint(): `if (ret || prev == power_save) return ret;`
+        text = ("int f(void)\n{\n\tint ret = set(v);\n\tif (ret || prev == cur)\n"
+                "\t\treturn ret;\n\tmutex_lock(&l);\n}\n")
+        self.assertIsNone(body.nearest_exit(text, text.index("mutex_lock")))
+        text = text.replace("ret || prev == cur", "ret")
+        self.assertIsNotNone(body.nearest_exit(text, text.index("mutex_lock")))
+
+    def test_stores_skip_locals_and_declarations(self) -> None:
+        self.assertEqual(body.stores_in("struct foo *p = x; n = 1; p->a = 2; *q = 3; a[i] = 4;"),
+                         ["p->a", "*q", "a[i]"])
+
+
+if __name__ == "__main__":
+    unittest.main()
