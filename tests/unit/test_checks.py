@@ -31,7 +31,7 @@ class VerdictCase(unittest.TestCase):
         self.addCleanup(self.tmp.cleanup)
 
     def verdict(self, code: str, func: str, prim: str = "mutex_lock", args: str = "",
-                nth: int = 1) -> str:
+                nth: int = 1, reach: str = "") -> str:
         """The verdict of the nth call of prim in func."""
         path = os.path.join(self.tmp.name, "t.c")
         text = textwrap.dedent(code) + FOPS
@@ -48,6 +48,11 @@ class VerdictCase(unittest.TestCase):
                 if seen == nth:
                     col = line.index(prim)
                     k = rules.Rules()
+                    if reach:
+                        rpath = os.path.join(self.tmp.name, "reach.tsv")
+                        with open(rpath, "w", encoding="utf-8") as f:
+                            f.write(reach)
+                        k.load_external(rpath)
                     s = rules.Site(path, n, col, col + len(prim), prim, func, args=args)
                     return k.judge(s)
         raise AssertionError(f"no call {nth} of {prim} in {func}")
@@ -193,6 +198,84 @@ class TestEffectsBeforeSleep(VerdictCase):
             }
             """
         self.assertEqual(self.verdict(code, "foo_ioctl", args="&foo->lock"), "converted")
+
+
+class TestErrorPath(VerdictCase):
+    def test_sleep_under_unwind_label_is_manual(self) -> None:
+        # ip6mr_rules_init(): rtnl_lock() under err2:
+        v = self.verdict("""
+            static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+            {
+            	struct foo *foo = f->private_data;
+            	int err;
+
+            	err = foo_start(foo);
+            	if (err < 0)
+            		goto err2;
+            	return 0;
+            err2:
+            	mutex_lock(&foo->lock);
+            	foo_undo(foo);
+            	mutex_unlock(&foo->lock);
+            	return err;
+            }
+            """, "foo_ioctl", args="&foo->lock")
+        self.assertTrue(v.startswith("manual: on the error-unwind path after err2:"), v)
+
+    def test_sleep_under_error_test_is_manual(self) -> None:
+        v = self.verdict("""
+            static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+            {
+            	struct foo *foo = f->private_data;
+            	int ret = 0;
+
+            	if (cmd)
+            		ret = -EINVAL;
+            	if (ret) {
+            		mutex_lock(&foo->lock);
+            		foo->errors++;
+            		mutex_unlock(&foo->lock);
+            	}
+            	return ret;
+            }
+            """, "foo_ioctl", args="&foo->lock")
+        self.assertTrue(v.startswith("manual: on an error path (under `if (ret)`)"), v)
+
+
+class TestCrossFile(VerdictCase):
+    """What the audit's graph says about callers outside the file."""
+    CODE = """
+        int foo_write_reg(struct foo *foo, int reg, int val)
+        {
+        	if (reg < 0)
+        		return -EINVAL;
+        	mutex_lock(&foo->lock);
+        	foo->regs[reg] = val;
+        	mutex_unlock(&foo->lock);
+        	return 0;
+        }
+        """
+
+    def test_callers_in_other_files_make_it_manual(self) -> None:
+        v = self.verdict(self.CODE, "foo_write_reg", args="&foo->lock",
+                         reach="t.c\tfoo_write_reg\tioctl,xcallers:3:drivers/x/core.c:x_probe\n")
+        self.assertEqual(v, "manual: foo_write_reg() has 3 caller(s) in other files "
+                            "(x_probe() in drivers/x/core.c); their handling of the result is "
+                            "not checked")
+
+    def test_stored_in_non_root_member_makes_it_manual(self) -> None:
+        # mmd_phy_indirect() ignores what mii_bus.write returns
+        v = self.verdict(self.CODE, "foo_write_reg", args="&foo->lock",
+                         reach="t.c\tfoo_write_reg\tioctl,stored:mii_bus.write\n")
+        self.assertTrue(v.startswith("manual: foo_write_reg() is stored in mii_bus.write"), v)
+
+    def test_guessed_pointer_chain_is_no_proof(self) -> None:
+        v = self.verdict(self.CODE, "foo_write_reg", args="&foo->lock",
+                         reach="t.c\tfoo_write_reg\tioctl,ptrhops:3\n")
+        self.assertTrue(v.startswith("manual: a system call reaches foo_write_reg() only"), v)
+        v = self.verdict(self.CODE, "foo_write_reg", args="&foo->lock",
+                         reach="t.c\tfoo_write_reg\tioctl,ptrhops:2\n")
+        self.assertEqual(v, "converted")
 
 
 class TestOtherChecks(VerdictCase):

@@ -161,6 +161,16 @@ def list_c_files(kdir: str, subdirs: list[str] | None = None) -> list[str]:
     return sorted(out)
 
 
+def split_readable(kdir: str, rels: list[str]) -> tuple[list[str], list[str]]:
+    """(files that can be read, the others): a dangling symlink, a symlink
+    loop, a directory named *.c or an unreadable file is left out, not a crash."""
+    ok, bad = [], []
+    for rel in rels:
+        p = os.path.join(kdir, rel)
+        (ok if os.path.isfile(p) and os.access(p, os.R_OK) else bad).append(rel)
+    return ok, bad
+
+
 # ---------------------------------------------------------------- scanning
 
 @dataclass
@@ -471,6 +481,13 @@ class Graph:
     n_dropped: int = 0
     n_macro: int = 0
     direct: dict[int, list[int]] = field(default_factory=dict)   # direct calls only
+    # Member calls by what bound them: the receiver's struct type, or only
+    # the member's name (an untyped call: any function stored in it).
+    typed_calls: dict[int, list[int]] = field(default_factory=dict)
+    untyped_calls: dict[int, list[int]] = field(default_factory=dict)
+    # Functions stored in a member that is not a root: called by a
+    # framework whose handling of the result nobody checked.
+    stored_in: dict[int, str] = field(default_factory=dict)
 
     def node(self, relpath: str, func: str) -> int | None:
         return self.by_file.get(relpath, {}).get(func)
@@ -580,14 +597,18 @@ def build_graph(facts: dict[str, dict], max_untyped: int = 8) -> Graph:
                 types_of.setdefault(m, set())
                 if t:
                     types_of[m].add(t)
+            by_type: set[int] = set()
+            by_name: set[int] = set()
             for m in member:
                 ts = types_of.get(m)
                 if ts:
                     t_ids: set[int] = set()
                     for t in ts:
                         t_ids |= typed.get((t, m), set())
+                    by_type |= t_ids
                     u = untyped.get(m, set())
                     if len(u) <= max_untyped:
+                        by_name |= u - t_ids
                         t_ids |= u
                     out |= t_ids
                     g.n_member += len(t_ids)
@@ -596,11 +617,17 @@ def build_graph(facts: dict[str, dict], max_untyped: int = 8) -> Graph:
                     t_ids = any_member.get(m, set())
                     if len(t_ids) <= max_untyped:
                         out |= t_ids
+                        by_name |= t_ids
                         g.n_member += len(t_ids)
                     else:
                         g.n_dropped += 1
             out.discard(src)
             g.edges[src] = sorted(out)
+            plain = set(g.direct[src])
+            if by_type - plain - {src}:
+                g.typed_calls[src] = sorted(by_type - plain - {src})
+            if by_name - by_type - plain - {src}:
+                g.untyped_calls[src] = sorted(by_name - by_type - plain - {src})
         for func, kind, via, _errptr in ff["sys_roots"]:
             for nid in g.resolve(rel, func):
                 g.sys_roots.setdefault(nid, set()).add(kind)
@@ -609,6 +636,14 @@ def build_graph(facts: dict[str, dict], max_untyped: int = 8) -> Graph:
             for nid in g.resolve(rel, func):
                 g.mnf_roots.setdefault(nid, set()).add(kind)
                 g.root_via.setdefault(nid, via)
+    for (stype, m), ids in typed.items():
+        for nid in ids:
+            if nid not in g.root_via:
+                g.stored_in.setdefault(nid, f"{stype}.{m}")
+    for m, ids in untyped.items():
+        for nid in ids:
+            if nid not in g.root_via:
+                g.stored_in.setdefault(nid, f"?.{m}")
     return g
 
 
@@ -618,6 +653,7 @@ class Reach:
     parent: list[int]                # node -> BFS parent (-1 root, -2 unreached)
     kind_names: list[str]
     near: list[int] = field(default_factory=list)   # kinds of the nearest roots only
+    hops: list[int] = field(default_factory=list)   # pointer_hops, syscall side only
 
     def reached(self, nid: int) -> bool:
         return self.parent[nid] != -2
@@ -632,6 +668,43 @@ class Reach:
             out.append(g.funcs[nid])
             nid = self.parent[nid]
         return out[::-1]
+
+
+# Weights of a call in pointer_hops: a direct call costs nothing, a call
+# through a typed member one, an untyped member call (bound by the member's
+# name alone) more than MAX_POINTER_HOPS, so it never counts as proof.
+TYPED_HOP = 1
+UNTYPED_HOP = 3
+MAX_POINTER_HOPS = 2
+
+
+def pointer_hops(g: Graph, roots: dict[int, set[str]]) -> list[int]:
+    """Per node, the fewest calls through function pointers on any path
+    from a root (weighted as above), or -1 when none reaches it.
+
+    Dial's algorithm: buckets by distance, weights 0, 1 and 3."""
+    n = len(g.files)
+    dist = [-1] * n
+    buckets: list[list[int]] = [sorted(roots)]
+    for r in roots:
+        dist[r] = 0
+    d = 0
+    while d < len(buckets):
+        for u in buckets[d]:
+            if dist[u] != d:
+                continue
+            for w, vs in ((0, g.direct.get(u, ())), (TYPED_HOP, g.typed_calls.get(u, ())),
+                          (UNTYPED_HOP, g.untyped_calls.get(u, ()))):
+                for v in vs:
+                    dv = d + w
+                    if dist[v] == -1 or dv < dist[v]:
+                        dist[v] = dv
+                        while len(buckets) <= dv:
+                            buckets.append([])
+                        buckets[dv].append(v)
+        buckets[d] = []
+        d += 1
+    return dist
 
 
 def propagate(g: Graph, roots: dict[int, set[str]], direct_only: bool = False) -> Reach:
@@ -696,6 +769,7 @@ class Result:
     mnf: Reach
     stats: dict
     by_file: dict[str, str] | None = None    # reach_by_file, kept with the graph
+    unreadable: list[str] = field(default_factory=list)  # .c/.h files left out (split_readable)
 
     def lookup(self, relpath: str, func: str) -> dict:
         nid = self.graph.node(relpath, func)
@@ -736,10 +810,11 @@ def list_headers(kdir: str, subdirs: list[str] | None = None,
     keep = []
     for rel in sorted(set(out)):
         try:
-            if os.path.getsize(os.path.join(kdir, rel)) <= max_bytes:
-                keep.append(rel)
+            if os.path.getsize(os.path.join(kdir, rel)) > max_bytes:
+                continue
         except OSError:
-            pass
+            pass        # unreadable: compute() lists it (split_readable)
+        keep.append(rel)
     return keep
 
 
@@ -774,8 +849,9 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
     """
     table = reachability.load_tables()
     t0 = time.time()
-    files = list_c_files(kdir, subdirs)
-    headers = list_headers(kdir, subdirs)
+    files, bad_c = split_readable(kdir, list_c_files(kdir, subdirs))
+    headers, bad_h = split_readable(kdir, list_headers(kdir, subdirs))
+    unreadable = sorted(bad_c + bad_h)
     allf = files + headers
     gdir = os.path.join(cache, "audit-cache", "graph")
     scope = hashlib.sha256(f"{os.path.abspath(kdir)}|{sorted(subdirs or [])}".encode())
@@ -820,6 +896,7 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
         res.stats = dict(res.stats, scan_cache_hits=len(allf) - len(todo) + hits,
                          scan_s=round(time.time() - t0, 2), build_s=0.0, bfs_s=0.0,
                          graph_cached=True, rescanned=len(todo))
+        res.unreadable = unreadable
         return res
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError):
         pass
@@ -835,11 +912,12 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
     del facts, new_facts
     t2 = time.time()
     sys_r = propagate(g, g.sys_roots)
-    # Must-not-fail spreads along direct calls only: a call through an ops
-    # table from exit-time code lands on functions that the root tables
-    # already classify by their own member (->release, ->close, ...), and
-    # following it floods the graph through VFS hubs (kernel_read -> every
-    # ->read).  Syscall reachability follows member calls too.
+    sys_r.hops = pointer_hops(g, g.sys_roots)
+    # Must-not-fail spreads along direct calls only: following member calls
+    # from teardown code floods the graph (measured on 6.1: 205,812 of the
+    # 295,690 syscall-reachable functions, through i2c_transfer, drm atomic
+    # commits, regmap and the VFS hubs).  A function stored in a member that
+    # is no root is caught instead by its callers' check (stored: below).
     mnf_r = propagate(g, g.mnf_roots, direct_only=True)
     t3 = time.time()
     stats = {"files": len(files), "headers": len(headers), "scan_cache_hits": hits, "functions": len(g.files),
@@ -856,6 +934,7 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
     res = Result(g, sys_r, mnf_r, stats)
     res.by_file = reach_by_file(res)
     atomic_pickle(gpath, res)
+    res.unreadable = unreadable
     prune(gdir, ".pickle", keep=4)
     return res
 
@@ -871,17 +950,73 @@ def prune(d: str, suffix: str, keep: int) -> None:
         pass
 
 
+def cross_file_callers(g: Graph) -> dict[int, list[int]]:
+    """node -> the nodes in other files that call it directly."""
+    out: dict[int, list[int]] = {}
+    for src, targets in g.direct.items():
+        for v in targets:
+            if g.files[v] != g.files[src]:
+                out.setdefault(v, []).append(src)
+    return out
+
+
+def extra_classes(res: Result, nid: int, callers: dict[int, list[int]]) -> list[str]:
+    """What the rules must know besides the root kinds (verdicts read them):
+      ptrhops:N              the fewest calls through pointers from a root
+      xcallers:N:FILE:FUNC   callers in other files, and one of them
+      stored:TYPE.MEMBER     the address is stored in a member that is no root
+    """
+    g = res.graph
+    out = []
+    hops = res.sys.hops[nid] if res.sys.hops else 0
+    if hops > 0:
+        out.append(f"ptrhops:{hops}")
+    if nid in g.root_via:
+        return out
+    xs = callers.get(nid)
+    if xs:
+        first = min(xs, key=lambda c: (g.files[c], g.funcs[c]))
+        out.append(f"xcallers:{len(set(xs))}:{g.files[first]}:{g.funcs[first]}")
+    if nid in g.stored_in:
+        out.append(f"stored:{g.stored_in[nid]}")
+    return out
+
+
 def reach_lines(res: Result) -> list[str]:
     """relpath\\tfunction\\tclasses for every function some root reaches."""
     g = res.graph
     out = []
+    callers = cross_file_callers(g)
     for nid in range(len(g.files)):
         classes = res.sys.kinds_of(nid) + ["mnf:" + k for k in res.mnf.kinds_of(nid)]
+        if classes and res.sys.reached(nid):
+            classes += extra_classes(res, nid, callers)
         if classes:
             out.append(f"{g.files[nid]}\t{g.funcs[nid]}\t{','.join(classes)}")
     out.sort()
     return out
 
+
+
+REACH_LINE = re.compile(r"^[^\t]+\t[A-Za-z_]\w*\t[^\t]+$")
+
+
+def check_reach_tsv(path: str) -> None:
+    """Raise ValueError unless path reads as a reach TSV (reach_lines: what
+    make audit keeps as reports/<tree>/reach.tsv)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                line = line.rstrip("\n")
+                if line.startswith("#") or not line.strip():
+                    continue
+                if not REACH_LINE.match(line):
+                    raise ValueError(f"{path}: line {n} is not relpath<TAB>function<TAB>kinds "
+                                     "(a reach.tsv from make audit)")
+    except OSError as e:
+        raise ValueError(f"{path}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (a reach.tsv from make audit)") from None
 
 
 def reach_by_file(res: Result) -> dict[str, str]:
@@ -1002,7 +1137,8 @@ def edges_spatch(kdir: str, files: list[str], workdir: str, jobs: int) -> set[tu
         f.write("\n\n".join(files) + "\n")
     r = subprocess.run(["spatch", "--very-quiet", "--no-includes", "--include-headers",
                         "--cocci-file", cocci, "--file-groups", groups, "--jobs", str(jobs),
-                        "--chunksize", "1", "--timeout", "120"],
+                        "--chunksize", "1", "--timeout", "120",
+                        "--tmp-dir", os.path.join(workdir, "spatch")],
                        cwd=kdir, capture_output=True, text=True)
     out = set()
     for line in r.stdout.splitlines():

@@ -85,6 +85,23 @@ def off_syscall_path(c: Context) -> str:
     return "" if c.classes[0] else "not on a syscall path"
 
 
+# More calls through function pointers than this between a root and the
+# function is no proof that a system call reaches it (an untyped call, bound
+# by the member's name alone, counts 3; graph/callgraph.py pointer_hops).
+MAX_POINTER_HOPS = 2
+
+
+def weak_syscall_proof(c: Context) -> str:
+    """The audit's chain must not rest on guesses about function pointers
+    (tc_setup_cb_add was "reached" from an ethtool op through 20 calls)."""
+    for cls in c.k.external_classes(c.site.file, c.fn.name):
+        if cls.startswith("ptrhops:") and int(cls.split(":")[1]) > MAX_POINTER_HOPS:
+            chain = " -> ".join(c.classes[2]) or c.fn.name
+            return (f"manual: a system call reaches {c.fn.name}() only through calls via "
+                    f"function pointers whose targets are guessed ({chain})")
+    return ""
+
+
 def return_type(c: Context) -> str:
     """The function's return type must be able to carry the error."""
     rtype = c.fn.return_type
@@ -226,6 +243,35 @@ def effects_before_sleep(c: Context) -> str:
     return f"manual: {why} before the sleep; the new error path would not undo it" if why else ""
 
 
+# Labels that only error paths jump to (err2:, fail_irq:, out_err:).
+UNWIND_LABEL = re.compile(r"^(?:err|error|fail|failed|bad|unwind|abort|undo)\w*$|_(?:err|fail)\w*$")
+ERROR_TEST = re.compile(r"^(?:unlikely\()?\s*(?:!?\s*IS_ERR(?:_OR_NULL)?\(\s*\w+\s*\)|"
+                        r"(?:ret|err|error|rc|retval|status|res)\s*(?:<\s*0|!=\s*0)?)\s*\)?$")
+
+
+def on_error_path(c: Context) -> str:
+    """A sleep on an error-unwind path, after the error was decided: failing
+    there would lose the cleanup and replace the error (ip6mr_rules_init
+    takes rtnl_lock under its err2: label)."""
+    text, offs = c.calls
+    if not offs:
+        return ""
+    off = offs[0]
+    before = text[body.body_start(text):off]
+    labels = list(re.finditer(r"(?m)^\s*(\w+)\s*:(?!:)", before))
+    if labels:
+        last = labels[-1]
+        if last.group(1) not in ("default",) and UNWIND_LABEL.search(last.group(1)) and \
+                not re.search(r"\breturn\b", before[last.end():]):
+            return (f"manual: on the error-unwind path after {last.group(1)}:; a failure "
+                    "there would skip the cleanup and replace the error")
+    _, cond = body.guard_of(text, off)
+    if cond and ERROR_TEST.match(" ".join(cond.split())):
+        return (f"manual: on an error path (under `if ({' '.join(cond.split())})`); a failure "
+                "there would skip the cleanup and replace the error")
+    return ""
+
+
 def callers_lose_error(c: Context) -> str:
     why = plumbing.callers_problem(c.k, c.ff, c.fn, c.reach)
     return "manual: " + why if why else ""
@@ -246,7 +292,9 @@ CHECKS: list[Check] = [
     no_function,
     must_not_fail,
     off_syscall_path,
+    weak_syscall_proof,
     caller_lock_dropped,
+    on_error_path,
     return_type,
     no_errno,
     twin_missing,

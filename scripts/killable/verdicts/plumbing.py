@@ -131,6 +131,24 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     return ""
 
 
+def unchecked_outside(classes: set[str], name: str) -> str:
+    """Callers the audit saw outside this file, whose use of the result no
+    one checked: direct callers in other files, or a framework that calls
+    through a member that is not a root (mmd_phy_indirect ignores MDIO
+    write errors; rtnetlink ignores ndo_get_vf_stats)."""
+    for cls in sorted(classes):
+        if cls.startswith("ignored-by:"):
+            return f"{cls[len('ignored-by:'):]}() in another file ignores the result of {name}()"
+        if cls.startswith("xcallers:"):
+            _, n, path, func = (cls.split(":", 3) + ["", "", ""])[:4]
+            return (f"{name}() has {n} caller(s) in other files ({func}() in {path}); "
+                    "their handling of the result is not checked")
+        if cls.startswith("stored:"):
+            return (f"{name}() is stored in {cls[len('stored:'):]}, which is no root; "
+                    "the framework's handling of its result is not checked")
+    return ""
+
+
 def plumb_problem(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
                   callee: csource.Function, depth: int, reach: reachability.Reach) -> str:
     """Why a caller that drops callee's result cannot be made to check it."""
@@ -178,10 +196,9 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
         if f is not fn and not INT_TYPES.match(f.return_type):
             return f"{f.name}() returns {f.return_type}; the error cannot pass through"
         found = callers(ff, f.name)
-        ignored = [c[len("ignored-by:"):] for c in k.external_classes(ff.path, f.name)
-                   if c.startswith("ignored-by:")]
-        if ignored:
-            return f"{ignored[0]}() in another file ignores the result of {f.name}()"
+        why = unchecked_outside(k.external_classes(ff.path, f.name), f.name)
+        if why:
+            return why
         if not found and k.external is not None:
             continue
         for caller, call in found:
