@@ -285,21 +285,28 @@ def type_facts(text: str, spans: list[tuple[str, int, int]]) -> dict:
             "stores": [[t, list(fs), m, f] for t, fs, m, f in sorted(stores)]}
 
 
-def types_cached(kdir: str, relpath: str, cache_dir: str, version: str,
-                 spans: list[tuple[str, int, int]]) -> dict:
-    path = os.path.join(kdir, relpath)
-    with open(path, "rb") as f:
+def cached_by_content(kdir: str, relpath: str, cache_dir: str, suffix: str, compute):
+    """compute(content) for a file, cached as JSON under the hash of its
+    content and suffix (the version of what compute derives)."""
+    with open(os.path.join(kdir, relpath), "rb") as f:
         content = f.read()
-    key = sha256_bytes(content)[:40] + "-t" + TYPES_FORMAT + version
+    key = sha256_bytes(content)[:40] + suffix
     cpath = os.path.join(cache_dir, key[:2], key + ".json")
     try:
         with open(cpath, encoding="utf-8") as f:
             return json.load(f)
     except (OSError, ValueError):
         pass
-    facts = type_facts(content.decode("utf-8", "replace"), spans)
-    atomic_write(cpath, json.dumps(facts, separators=(",", ":")))
-    return facts
+    result = compute(content)
+    atomic_write(cpath, json.dumps(result, separators=(",", ":")))
+    return result
+
+
+def types_cached(kdir: str, relpath: str, cache_dir: str, version: str,
+                 spans: list[tuple[str, int, int]]) -> dict:
+    return cached_by_content(kdir, relpath, cache_dir, "-t" + TYPES_FORMAT + version,
+                             lambda content: type_facts(content.decode("utf-8", "replace"),
+                                                        spans))
 
 
 MACRO_DEF = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(", re.M)
@@ -307,18 +314,8 @@ MACRO_DEF = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(", re.M)
 
 def macros_cached(kdir: str, relpath: str, cache_dir: str) -> list[str]:
     """Function-like macros a file defines (a call of one is not a call)."""
-    with open(os.path.join(kdir, relpath), "rb") as f:
-        content = f.read()
-    key = sha256_bytes(content)[:40] + "-m1"
-    cpath = os.path.join(cache_dir, key[:2], key + ".json")
-    try:
-        with open(cpath, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        pass
-    names = sorted({m.group(1).decode() for m in MACRO_DEF.finditer(content)})
-    atomic_write(cpath, json.dumps(names))
-    return names
+    return cached_by_content(kdir, relpath, cache_dir, "-m1", lambda content: sorted(
+        {m.group(1).decode() for m in MACRO_DEF.finditer(content)}))
 
 
 def local_macros(rel: str, ff: dict, dir_macros: dict[str, set[str]]) -> set[str]:

@@ -84,6 +84,19 @@ def body_start(text: str) -> int:
     return i + 1 if i >= 0 else 0
 
 
+def matching_back(text: str, j: int) -> int:
+    """Index of the `(` that the `)` at j closes, or -1."""
+    depth = 0
+    for k in range(j, -1, -1):
+        if text[k] == ")":
+            depth += 1
+        elif text[k] == "(":
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
 def guard_of(text: str, start: int) -> tuple[int, str]:
     """The `if (...)` that guards the statement at start, as (offset of the
     `if`, its condition), or (-1, "").  Both `if (c) stmt;` and
@@ -107,16 +120,7 @@ def guard_of(text: str, start: int) -> tuple[int, str]:
         j = len(text[:i].rstrip()) - 1
         if j < 0 or text[j] != ")":
             return -1, ""
-    depth = 0
-    k = j
-    while k >= 0:
-        if text[k] == ")":
-            depth += 1
-        elif text[k] == "(":
-            depth -= 1
-            if depth == 0:
-                break
-        k -= 1
+    k = matching_back(text, j)
     m = re.search(r"\bif\s*$", text[:max(k, 0)])
     if k < 0 or not m:
         return -1, ""
