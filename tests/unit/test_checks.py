@@ -362,6 +362,14 @@ class TestBody(unittest.TestCase):
         e = body.nearest_exit(text, text.index("mutex_lock"))
         self.assertEqual(e.offset, text.index("if ("))
 
+    def test_call_tested_by_the_exit_guard_is_in_the_window(self) -> None:
+        # `ret = mnt_want_write_file(f); if (ret) return ret;` holds the write
+        # access after the exit.
+        text = ("int f(struct file *f)\n{\n\tint ret;\n\n\tret = mnt_want_write_file(f);\n"
+                "\tif (ret)\n\t\treturn ret;\n\tmutex_lock(&l);\n}\n")
+        e = body.nearest_exit(text, text.index("mutex_lock"))
+        self.assertEqual(text[e.offset:].lstrip().split("(")[0], "ret = mnt_want_write_file")
+
     def test_success_return_is_not_an_error_exit(self) -> None:
         # param_set_xint(): `if (ret || prev == power_save) return ret;`
         text = ("int f(void)\n{\n\tint ret = set(v);\n\tif (ret || prev == cur)\n"

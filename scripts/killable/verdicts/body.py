@@ -156,8 +156,19 @@ def nearest_exit(text: str, off: int) -> Exit | None:
             last = m
     if last is None:
         return None
-    guard, _ = guard_of(text, last.start())
-    return Exit(guard if guard >= 0 else last.end(), last.group(1) or "", last.group(0))
+    guard, cond = guard_of(text, last.start())
+    if guard < 0:
+        return Exit(last.end(), last.group(1) or "", last.group(0))
+    # `v = take(...); if (v) return v;`: what take() got on success is held
+    # after the exit, so its statement belongs to what comes after too.
+    prev_end = text.rfind(";", 0, guard)
+    prev_start = max(text.rfind(";", 0, prev_end), text.rfind("{", 0, prev_end),
+                     text.rfind("}", 0, prev_end)) + 1
+    m = re.match(r"\s*(\w+)\s*=[^=]", text[prev_start:prev_end])
+    if prev_end > 0 and m and re.search(r"\b%s\b" % re.escape(m.group(1)), cond) and \
+            CALL_RE.search(text, prev_start, prev_end):
+        guard = prev_start
+    return Exit(guard, last.group(1) or "", last.group(0))
 
 
 def calls_in(text: str) -> list[tuple[str, int]]:
