@@ -46,14 +46,20 @@ $(CACHE)/.deps-ok: Makefile
 	@touch $@
 
 # The cache is a git repo so that spatch --use-gitgrep and `git diff` work.
+# One commit of 75,000 files would start `git gc --auto` (a full repack of
+# the kernel, in the background, during the first audit): automatic gc is
+# off in the cache, also in a cache made before this was so.
+GIT_NO_AUTO_GC = git config gc.auto 0 && git config maintenance.auto false
 kernel-cache: $(KCACHE)/.killable-ok
+	@test "$$(git -C $(KCACHE) config --get gc.auto)" = 0 || \
+		{ cd $(KCACHE) && $(GIT_NO_AUTO_GC); }
 
 $(KCACHE)/.killable-ok: | $(CACHE)/.deps-ok
 	@test -f $(KSRC_TARBALL) || { echo "deps: $(KSRC_TARBALL) missing (apt-get install linux-source-6.1)" >&2; exit 1; }
 	@echo "deps: unpacking $(KSRC_TARBALL) into $(KCACHE)"
 	@rm -rf $(KCACHE).tmp && mkdir -p $(KCACHE).tmp
 	@tar -C $(KCACHE).tmp -xf $(KSRC_TARBALL) --strip-components=1
-	@cd $(KCACHE).tmp && git init -q && git add -A -f && \
+	@cd $(KCACHE).tmp && git init -q && $(GIT_NO_AUTO_GC) && git add -A -f && \
 		git -c user.name=killable -c user.email=killable@localhost \
 		commit -q -m "linux $$(make -s kernelversion) (Debian linux-source-6.1)"
 	@rm -rf $(KCACHE) && mv $(KCACHE).tmp $(KCACHE)
@@ -65,10 +71,10 @@ rules:
 
 ## make coccicheck [KDIR=tree] [M=subdir] [MODE=patch|report|context|org] [COCCI=cocci/x.cocci] [J=n]
 coccicheck: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
-	@$(KILLABLE) coccicheck --kdir $(KDIR) --mode $(MODE) -j $(J) \
+	@$(KILLABLE) coccicheck --kdir $(KDIR) --mode $(MODE) -j $(J) --spatch $(SPATCH) \
 		$(if $(M),-m $(M)) $(if $(COCCI),--cocci $(COCCI)) \
 		$(if $(REACH),--reach $(REACH)) $(if $(filter-out 0,$(V)),-v) \
-		--spflags "$(SPFLAGS)"
+		--spflags="$(SPFLAGS)"
 
 # --- audit ---
 # make audit [M=subdir] [J=n]: rules over the tree, joined with the cross-file
@@ -88,7 +94,7 @@ BENCH_M ?= drivers/char
 ## make audit [KDIR=tree] [M=subdir] [J=n] [AUDIT_FLAGS=...]: every sleep site, verdicts and chains -> reports/<tree>/
 audit: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
 	$(KILLABLE) audit --kdir $(KDIR) -j $(J) --cache $(CACHE) --spatch $(SPATCH) \
-		$(if $(M),-M $(M)) $(if $(SPFLAGS),--spflags "$(SPFLAGS)") $(AUDIT_FLAGS)
+		$(if $(M),-M $(M)) $(if $(SPFLAGS),--spflags="$(SPFLAGS)") $(AUDIT_FLAGS)
 
 ## make hung LOG=dmesg.txt: hung-task traces -> audited sites, verdicts and fixes
 hung:
@@ -168,9 +174,14 @@ check-smoke: kernel-cache
 	@$(PYTHON) tests/kernel_coccicheck.py --kdir $(KCACHE)
 	@$(PYTHON) tests/smoke_real_tree.py --kdir $(KCACHE) -j $(J)
 
-## make check: every test (fast tier, real-tree smoke, audit, batches, kernel patches and the boot test)
+## make check-cli: bad input, the user's files, the first run (tests/cli, small trees; < 1 min)
+.PHONY: check-cli
+check-cli:
+	@$(PYTHON) tests/cli/run_tests.py --kdir $(KCACHE)
+
+## make check: every test (fast tier, real-tree smoke, CLI, audit, batches, kernel patches and the boot test)
 check: deps
-	@rc=0; for t in check-fast check-smoke check-audit check-batches kernel-patches-check check-kernel; do \
+	@rc=0; for t in check-fast check-smoke check-cli check-audit check-batches kernel-patches-check check-kernel; do \
 		echo "== $$t"; $(MAKE) --no-print-directory $$t || rc=1; \
 	done; exit $$rc
 

@@ -4,7 +4,10 @@
 Same variables and meanings as the kernel's scripts/coccicheck (MODE, M, J,
 COCCI, SPFLAGS, V), but per-rule output is merged and sorted, so a run with
 --jobs reads the same as a serial one, and a rule that finds nothing in patch
-mode is not an error.
+mode is not an error.  Where spatch could not parse the code (and so reports
+no site), stderr says so, one line a file with the lines.  spatch runs in the
+tree, so that it names files as the kernel's coccicheck does, and keeps its
+temporary files in a scratch directory: the tree is only read.
 """
 
 from __future__ import annotations
@@ -17,26 +20,51 @@ import subprocess
 import sys
 import tempfile
 
-from killable import paths, spatch
+from killable import paths, spatch, tree
+from killable.graph import callgraph
 from killable.paths import TOP
 
 
-def die(msg: str) -> "NoReturn":  # type: ignore[name-defined]
-    print(f"coccicheck: {msg}", file=sys.stderr)
-    sys.exit(2)
+class UserError(Exception):
+    """A one-line error for the user."""
 
 
 def check_tree(kdir: str) -> None:
     if not os.path.isdir(kdir):
-        die(f"{kdir}: no such directory (set KDIR to a kernel tree)")
+        raise UserError(f"{kdir}: no such directory (set KDIR to a kernel tree)")
     if not (os.path.isfile(os.path.join(kdir, "Makefile")) and
             os.path.isdir(os.path.join(kdir, "include", "linux"))):
-        die(f"{kdir}: not a kernel tree (no Makefile and include/linux)")
+        raise UserError(f"{kdir}: not a kernel tree (no Makefile and include/linux)")
 
 
-def run_rule(args: argparse.Namespace, cocci: str) -> tuple[str, str, int]:
+def check_inputs(args: argparse.Namespace) -> None:
+    """Every input checked before spatch runs: one line and exit 2 if wrong."""
+    args.kdir = os.path.abspath(args.kdir)
+    check_tree(args.kdir)
+    try:
+        args.m = tree.subdir(args.kdir, args.m)
+    except tree.TreeError as e:
+        raise UserError(str(e)) from None
+    rules = args.cocci or sorted(glob.glob(os.path.join(TOP, "cocci", "*.cocci")))
+    for r in rules:
+        if not os.path.isfile(r):
+            raise UserError(f"COCCI={r}: no such rule file")
+    args.cocci = [os.path.abspath(r) for r in rules]
+    if args.reach:
+        try:
+            callgraph.check_reach_tsv(args.reach)
+        except ValueError as e:
+            raise UserError(f"REACH={e}") from None
+        args.reach = os.path.abspath(args.reach)
+    args.spflags = spatch.split_flags(args.spflags)
+    args.spatch_version = spatch.version(args.spatch)
+
+
+def run_rule(args: argparse.Namespace, cocci: str, tmp: str) -> tuple[str, str, int]:
+    """One rule over the tree; spatch runs in the tree (relative names, as
+    the kernel's coccicheck) but keeps its temporary files in tmp."""
     requires = spatch.rule_requires(cocci)
-    if requires and not spatch.satisfies(spatch.version(args.spatch), requires):
+    if requires and not spatch.satisfies(args.spatch_version, requires):
         return "", f"skipping {cocci}: needs spatch {requires}\n", 0
     where: list[str] = []
     if os.path.isdir(os.path.join(args.kdir, ".git")):
@@ -46,14 +74,15 @@ def run_rule(args: argparse.Namespace, cocci: str) -> tuple[str, str, int]:
     if args.mode == "patch":
         # Paths relative to the tree, as a/ and b/, so `git apply` takes the diff.
         where += ["--patch", "."]
+    # Not --very-quiet: it hides parse errors too (read_log sorts them out).
     cmd = spatch.command(args.spatch, cocci, args.mode, options=spatch.rule_options(cocci),
-                         reach=os.path.abspath(args.reach) if args.reach else "",
-                         jobs=args.jobs, timeout=args.timeout, args=where,
-                         spflags=shlex.split(args.spflags))
+                         quiet=False, reach=args.reach, jobs=args.jobs, tmp_dir=tmp,
+                         timeout=args.timeout, args=where, spflags=args.spflags)
     if args.verbose:
         print(" ".join(shlex.quote(c) for c in cmd), file=sys.stderr)
     env = paths.module_env()
-    proc = subprocess.run(cmd, cwd=args.kdir, capture_output=True, text=True, env=env)
+    proc = subprocess.run(cmd, cwd=args.kdir, capture_output=True, text=True, env=env,
+                          errors="replace")
     rc = proc.returncode
     if rc == 255 and "No rules apply" in proc.stderr:
         rc = 0
@@ -62,6 +91,20 @@ def run_rule(args: argparse.Namespace, cocci: str) -> tuple[str, str, int]:
 
 def sort_report(text: str) -> list[str]:
     return sorted({ln for ln in text.splitlines() if ln.strip()}, key=spatch.location_key)
+
+
+def parse_error_lines(kdir: str, errors: set[tuple[str, int]]) -> list[str]:
+    """One line per file of the tree where spatch could not parse: the sites
+    in those functions are missing from the output."""
+    by_file: dict[str, set[int]] = {}
+    for path, line in errors:
+        rel = os.path.relpath(path, kdir) if os.path.isabs(path) else os.path.normpath(path)
+        if rel.startswith(".." + os.sep):
+            continue        # spatch's own macro file, not the tree
+        by_file.setdefault(rel, set()).add(line)
+    return [f"coccicheck: {rel}: spatch could not parse line{'s' if len(ls) > 1 else ''} "
+            f"{', '.join(map(str, sorted(ls)))}; sites in the functions there are not reported"
+            for rel, ls in sorted(by_file.items())]
 
 
 def main() -> int:
@@ -73,31 +116,36 @@ def main() -> int:
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=int, default=200)
     ap.add_argument("--reach", default="", help="cross-file reachability TSV from make audit")
-    ap.add_argument("--spflags", default="")
+    ap.add_argument("--spflags", default="", help="extra spatch flags, last (--spflags=FLAGS)")
     ap.add_argument("--spatch", default="spatch")
     ap.add_argument("--out", default="", help="write here (atomically) instead of stdout")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
-    args.kdir = os.path.abspath(args.kdir)
-    check_tree(args.kdir)
-    if args.m and not os.path.exists(os.path.join(args.kdir, args.m)):
-        die(f"M={args.m}: not found in {args.kdir}")
-    rules = args.cocci or sorted(glob.glob(os.path.join(TOP, "cocci", "*.cocci")))
-    rules = [os.path.abspath(r) for r in rules]
+    try:
+        check_inputs(args)
+    except (UserError, spatch.SpatchError) as e:
+        print(f"coccicheck: {e}", file=sys.stderr)
+        return 2
     chunks: list[str] = []
     failed = 0
-    for cocci in rules:
-        if args.verbose:
-            with open(cocci, encoding="utf-8") as f:
-                print("".join(l[3:] for l in f if l.startswith("///")), file=sys.stderr)
-        out, err, rc = run_rule(args, cocci)
-        for line in err.splitlines():
-            if line.strip() and not line.startswith("warning:"):
+    parse_errors: set[tuple[str, int]] = set()
+    with tempfile.TemporaryDirectory(prefix="killable-coccicheck-") as tmp:
+        for cocci in args.cocci:
+            if args.verbose:
+                with open(cocci, encoding="utf-8") as f:
+                    print("".join(l[3:] for l in f if l.startswith("///")), file=sys.stderr)
+            out, err, rc = run_rule(args, cocci, tmp)
+            log = spatch.read_log(err)
+            parse_errors.update(log.parse_errors)
+            for line in log.other:
                 print(f"{os.path.basename(cocci)}: {line}", file=sys.stderr)
-        if rc:
-            print(f"coccicheck: {os.path.basename(cocci)}: spatch exited {rc}", file=sys.stderr)
-            failed += 1
-        chunks.append(out)
+            if rc:
+                print(f"coccicheck: {os.path.basename(cocci)}: spatch exited {rc}",
+                      file=sys.stderr)
+                failed += 1
+            chunks.append(out)
+    for line in parse_error_lines(args.kdir, parse_errors):
+        print(line, file=sys.stderr)
     if args.mode in ("report", "org") and args.mode == "report":
         text = "\n".join(sort_report("\n".join(chunks)))
         text = text + "\n" if text else ""

@@ -32,7 +32,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-from killable import paths, spatch
+from killable import paths, spatch, tree
 
 TS = r"(?:\[\s*\d+\.\d+\]\s?)?(?:<\d>)?"
 TASK_RE = re.compile(TS + r"\s*INFO: task (?P<name>.+?):(?P<pid>\d+) blocked for more than "
@@ -227,10 +227,11 @@ def main() -> int:
     if not reports:
         try:
             audit.check_kdir(args.kdir)
-        except audit.AuditError as e:
+            sub = tree.subdir(args.kdir, args.subdir)
+        except (audit.AuditError, tree.TreeError) as e:
             print(f"hung: error: {e}", file=sys.stderr)
             return 2
-        reports = os.path.join(paths.REPORTS, audit.tree_name(args.kdir, args.subdir))
+        reports = os.path.join(paths.REPORTS, audit.tree_name(args.kdir, sub))
     sites_path = os.path.join(reports, "sites.json")
     if not os.path.exists(sites_path):
         print(f"hung: error: {sites_path} missing; run make audit first", file=sys.stderr)
@@ -242,8 +243,9 @@ def main() -> int:
                            if os.path.exists(os.path.join(reports, "reach.tsv")) else "")
     if not args.no_patch:
         try:
+            spatch.version(args.spatch)     # runs, or one line now rather than a traceback later
             cocci = audit.combined_rules(args.cache, audit.rules_version(), args.rules)
-        except audit.AuditError as e:
+        except (audit.AuditError, spatch.SpatchError) as e:
             print(f"hung: error: {e}", file=sys.stderr)
             return 2
     text_out, _hits = report(tasks, by_func, os.path.abspath(args.kdir), args.spatch, cocci,

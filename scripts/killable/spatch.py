@@ -3,7 +3,8 @@
   version(spatch)            the version `spatch --version` prints
   rule_options(cocci)        a rule file's `// Options:` flags, as coccicheck reads them
   rule_requires(cocci)       its `// Requires:` spatch version, and satisfies()
-  command(...)               a spatch command line
+  command(...)               a spatch command line; split_flags() for SPFLAGS
+  read_log(stderr)           parse errors and the lines worth showing, from its stderr
   REPORT_RE, report_message, report_line, parse_report_line
                              the report line:
                              `file:line:col-colend: PRIM in FUNC(): VERDICT`
@@ -157,18 +158,21 @@ def rule_requires(cocci: str) -> str:
 # ---------------------------------------------------------------- command lines
 
 def command(spatch: str, cocci: str, mode: str, *, options: Sequence[str] = (),
-            quiet: bool = True, reach: str = "", jobs: int = 1,
+            quiet: bool = True, reach: str = "", jobs: int = 1, tmp_dir: str = "",
             timeout: int = 0, args: Sequence[str] = (), spflags: Sequence[str] = ()) -> list[str]:
     """One spatch command line.
 
     mode is a virtual rule (`patch`, `report`, `context`, `org`); report and
-    org modes print no diff.  reach is the `-D killable_reach=` TSV.  args
-    are the files or `--dir`, `--file-groups`, ... arguments; spflags the
-    user's flags, last, so that they win.
+    org modes print no diff.  quiet: `--very-quiet`, which also hides parse
+    errors; else `--quiet --verbose-parsing` (progress and parse errors on
+    stderr, for read_log).  reach is the `-D killable_reach=` TSV.  With
+    jobs > 1 spatch makes a temporary directory per worker in its working
+    directory (the user's tree) unless tmp_dir names a scratch directory.
+    args are the files or `--dir`, `--file-groups`, ... arguments; spflags
+    the user's flags, last, so that they win.
     """
     cmd = [spatch, "-D", mode]
-    if quiet:
-        cmd.append("--very-quiet")
+    cmd += ["--very-quiet"] if quiet else ["--quiet", "--verbose-parsing"]
     if mode in ("report", "org"):
         cmd.append("--no-show-diff")
     cmd += ["--cocci-file", cocci, *options]
@@ -176,7 +180,61 @@ def command(spatch: str, cocci: str, mode: str, *, options: Sequence[str] = (),
         cmd += ["-D", f"killable_reach={reach}"]
     if jobs > 1:
         cmd += ["--jobs", str(jobs), "--chunksize", "1"]
+        if tmp_dir:
+            cmd += ["--tmp-dir", os.path.join(tmp_dir, "spatch")]
     if timeout:
         cmd += ["--timeout", str(timeout)]
     return cmd + list(args) + list(spflags)
 
+
+
+def split_flags(spflags: str) -> list[str]:
+    """SPFLAGS split as the shell would."""
+    try:
+        return shlex.split(spflags)
+    except ValueError as e:
+        raise SpatchError(f"SPFLAGS={spflags!r}: {e}") from None
+
+
+# ---------------------------------------------------------------- stderr
+
+PARSE_ERROR_AT = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+# What `--quiet --verbose-parsing` prints besides errors: progress, the
+# parser's recovery and guesses.  Everything else is shown to the user.
+NOISE_RE = re.compile(
+    r"^(?:HANDLING: |Skipping: |init_defs_builtins: |[Ww]arning: |ERROR-RECOV: |parsing pass\d|"
+    r"parse error\s*$| ?= ?File \"|  around = |  whole content = |badcount: |bad: |BAD:!+|"
+    r"SUSPICIOUS: |TYPEDEF CONFLICT|TODO:|PB MAYBE: |\(ONCE\) |WEIRD: |MultiFound declaration|"
+    r"transforming some ident|stmt_elems_of_sequencable|semantic error seems|"
+    r"no inferred keywords|passed:|LEXER: |CPP-|diff = $|\S+:\d+$|\s*$)")
+
+
+def parse_error_location(following: Sequence[str]) -> tuple[str, int] | None:
+    """The file and line a `parse error` line names, from the lines after it."""
+    for nxt in following[:2]:
+        m = PARSE_ERROR_AT.search(nxt)
+        if m:
+            return m["file"], int(m["line"])
+    return None
+
+
+@dataclass
+class SpatchLog:
+    parse_errors: list[tuple[str, int]]     # (file as spatch names it, line), in order
+    other: list[str]                        # lines a user should see (EXN, tracebacks, ...)
+
+
+def read_log(stderr: str) -> SpatchLog:
+    """What a spatch run's stderr says: where it could not parse, and the rest
+    that is not progress or parser noise."""
+    lines = stderr.splitlines()
+    errors: list[tuple[str, int]] = []
+    other: list[str] = []
+    for i, line in enumerate(lines):
+        if line.startswith("parse error"):
+            at = parse_error_location(lines[i + 1:i + 3])
+            if at and at not in errors:
+                errors.append(at)
+        elif not NOISE_RE.match(line):
+            other.append(line)
+    return SpatchLog(errors, other)

@@ -134,6 +134,12 @@ def summary_md(data: dict) -> str:
                          len(r["sites"])] for rel, r in bad])
     else:
         lines.append("None.")
+    unread = data.get("unreadable") or []
+    if unread:
+        lines += ["", "## Files that could not be read", "",
+                  f"{len(unread)} `.c`/`.h` files are dangling or looping symlinks, or "
+                  "unreadable: they are left out of the call graph and the audit.", ""]
+        lines += [f"- `{rel}`" for rel in unread]
     return "\n".join(lines) + "\n"
 
 

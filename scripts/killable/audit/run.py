@@ -40,6 +40,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from killable import data as tables, paths, spatch
+from killable import tree as kernel_tree
 from killable.paths import TOP as ROOT
 from killable.graph import callgraph
 from killable.scan import csource
@@ -80,9 +81,15 @@ def tree_name(kdir: str, subdir: str = "") -> str:
 
 
 def check_writable(d: str) -> None:
+    """That d can be made and written.  Nothing is created: a run that fails
+    later leaves no empty reports directory behind."""
+    probe = os.path.abspath(d)
+    while not os.path.isdir(probe):
+        if os.path.lexists(probe):
+            raise AuditError(f"reports dir {d} is not writable: {probe} is not a directory")
+        probe = os.path.dirname(probe)
     try:
-        os.makedirs(d, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".probe-", dir=d)
+        fd, tmp = tempfile.mkstemp(prefix=".probe-", dir=probe)
         os.close(fd)
         os.unlink(tmp)
     except OSError as e:
@@ -145,13 +152,16 @@ def candidates(kdir: str, prims: list[str], subdir: str = "") -> list[str]:
         spec = f"{sub}/*.c" if sub else "*.c"
         # PCRE when git has it: 1.6 s for the tree against 8 s with -E.
         for flavour in ("-P", "-E"):
-            r = subprocess.run(["git", "-C", kdir, "grep", "-l", flavour, pat, "--", spec],
+            # -z: names as they are (git quotes unusual ones otherwise).
+            r = subprocess.run(["git", "-C", kdir, "grep", "-l", "-z", flavour, pat, "--", spec],
                                capture_output=True, text=True)
             if r.returncode in (0, 1):
-                return sorted(x for x in r.stdout.splitlines() if x)
+                return callgraph.split_readable(kdir, sorted(x for x in r.stdout.split("\0")
+                                                             if x))[0]
     rx = re.compile(pat.encode())
     out = []
-    for rel in callgraph.list_c_files(kdir, [sub] if sub else None):
+    files = callgraph.split_readable(kdir, callgraph.list_c_files(kdir, [sub] if sub else None))[0]
+    for rel in files:
         with open(os.path.join(kdir, rel), "rb") as f:
             if rx.search(f.read()):
                 out.append(rel)
@@ -211,7 +221,9 @@ def parse_spatch_output(stdout: str, stderr: str, files: list[str]) -> dict[str,
     err_lines = stderr.splitlines()
     for i, line in enumerate(err_lines):
         if line.startswith("HANDLING: "):
-            cur = owner(line[len("HANDLING: "):].split()[0])
+            # One file a group: the rest of the line is its name, spaces and all.
+            name = line[len("HANDLING: "):].strip()
+            cur = owner(name) or (owner(name.split()[0]) if name else None)
             if cur and not res[cur]["status"]:
                 res[cur]["status"] = "ok"
         elif line.startswith("Skipping: "):
@@ -219,18 +231,14 @@ def parse_spatch_output(stdout: str, stderr: str, files: list[str]) -> dict[str,
             if f:
                 res[f]["status"] = "skipped"
         elif line.startswith("parse error"):
-            m = None
-            for nxt in err_lines[i + 1:i + 3]:
-                m = re.search(r'File "([^"]+)", line (\d+)', nxt)
-                if m:
-                    break
-            f = owner(m.group(1)) if m else cur
+            at = spatch.parse_error_location(err_lines[i + 1:i + 3])
+            f = owner(at[0]) if at else cur
             if f:
                 res[f]["parse_errors"] += 1
-                if m:
-                    res[f]["parse_error_lines"].append(int(m.group(2)))
+                if at:
+                    res[f]["parse_error_lines"].append(at[1])
         elif line.startswith("EXN:"):
-            m = re.search(r"^EXN: (.*) in (\S+)$", line)
+            m = re.search(r"^EXN: (.*) in (.+)$", line)
             f = owner(m.group(2)) if m else cur
             if f:
                 res[f]["status"] = "timeout" if "Timeout" in line else "crash"
@@ -654,9 +662,12 @@ class Options:
 def audit(o: Options) -> dict:
     check_kdir(o.kdir)
     kdir = os.path.abspath(o.kdir)
-    sub = o.subdir.strip("/")
+    try:
+        sub = kernel_tree.subdir(kdir, o.subdir)
+    except kernel_tree.TreeError as e:
+        raise AuditError(str(e)) from None
     if sub and not os.path.isdir(os.path.join(kdir, sub)):
-        raise AuditError(f"M={sub}: no such directory in {kdir}")
+        raise AuditError(f"M={o.subdir}: not a directory in {kdir}")
     tree = tree_name(kdir, sub)
     outdir = os.path.join(o.reports, tree)
     if o.shard:
@@ -704,6 +715,7 @@ def audit(o: Options) -> dict:
             "rules_version": rver, "spatch_version": sver,
             "shard": f"{o.shard[0]}/{o.shard[1]}" if o.shard else "",
             "candidates": len(files), "files": joined, "not_audited": not_audited,
+            **({"unreadable": res.unreadable} if res.unreadable else {}),
             "graph": {k: v for k, v in res.stats.items()
                       if k not in ("scan_cache_hits", "scan_s", "build_s", "bfs_s",
                                    "graph_cached", "rescanned")}}
@@ -759,6 +771,13 @@ def merge(paths: list[str], reports: str) -> dict:
     return data
 
 
+def audit_spflags(spflags: str) -> list[str]:
+    """SPFLAGS for the audit: it reads spatch's progress and parse errors on
+    stderr, so --quiet and --very-quiet (which change only what spatch
+    says, not what it finds) are left out."""
+    return [f for f in spatch.split_flags(spflags) if f not in ("--quiet", "--very-quiet")]
+
+
 def on_sigterm(_signum: int, _frame) -> None:
     raise KeyboardInterrupt
 
@@ -809,7 +828,7 @@ def main() -> int:
                     spatch=args.spatch, rules=os.path.abspath(args.rules) if args.rules else "",
                     reports=os.path.abspath(args.reports),
                     timeout=args.timeout, chunk=args.chunk, budget=args.budget,
-                    spflags=args.spflags.split(),
+                    spflags=audit_spflags(args.spflags),
                     shard=shard, out=args.out, graph_scope=args.graph_scope,
                     files=args.files, progress=not args.no_progress,
                     strict_scan=args.strict_scan)

@@ -4,10 +4,11 @@
 Runs the combined rules in patch and report mode on M, splits the diff per
 file, groups the files by MAINTAINERS section (get_maintainer.pl --subsystem),
 commits one patch per file (files coupled by a converted helper go together)
-in a worktree of the tree, checks every patch (checkpatch --strict, a C=1
-sparse compile of each changed file on an allmodconfig build), and writes
+in a private clone of the tree, checks every patch (checkpatch --strict, a
+C=1 sparse compile of each changed file on an allmodconfig build), and writes
 `git format-patch --cover-letter --thread=shallow` series plus SUMMARY.md.
-The tree itself is never written: commits live in a detached worktree.
+The tree and its repository are only read: commits live in a clone that
+borrows the tree's objects (`git clone --shared`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import time
 from typing import Iterable, Optional
 
 from killable import paths, spatch
+from killable.graph import callgraph
 from killable.paths import TOP
 DIAG = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):(?:(?P<col>\d+):)? "
                   r"(?P<kind>warning|error): (?P<msg>.*)$")
@@ -425,7 +427,7 @@ def split_parts(items: list, size: int = MAX_PER_SERIES) -> list[list]:
     return [items[i:i + per] for i in range(0, len(items), per)]
 
 
-# ---------------------------------------------------------------- tree, worktree, build
+# ---------------------------------------------------------------- tree, scratch clone, build
 
 def check_kdir(kdir: str) -> None:
     if not os.path.isdir(kdir):
@@ -437,7 +439,7 @@ def check_kdir(kdir: str) -> None:
     if run(["git", "-C", kdir, "rev-parse", "--show-toplevel"]).stdout.strip() != \
             os.path.realpath(kdir):
         raise Fail(f"KDIR={kdir}: not the top of a git repository "
-                   f"(batches commit in a worktree; git init && git commit the tree first)")
+                   f"(batches commit in a clone of it; git init && git commit the tree first)")
     dirty = run(["git", "-C", kdir, "status", "--porcelain", "--untracked-files=no"]).stdout.splitlines()
     if dirty:
         raise Fail(f"KDIR={kdir} has uncommitted changes ({len(dirty)} files, e.g. "
@@ -455,14 +457,22 @@ def check_out(out: str) -> None:
 
 
 def ensure_worktree(kdir: str, wt: str, base: str) -> None:
-    if os.path.isdir(wt) and run(["git", "-C", wt, "rev-parse", "--git-dir"]).returncode == 0:
-        git(wt, "checkout", "-q", "--detach", base)
-    else:
-        if os.path.exists(wt):
+    """wt: a private clone of the tree checked out at base, its objects
+    borrowed from the tree's repository (`git clone --shared`).  Commits and
+    checkouts happen there; the user's repository is only read (a `git
+    worktree` would stay registered in it)."""
+    if os.path.isfile(os.path.join(wt, ".git")):
+        # A worktree made by an older killable: unregister it from the tree.
+        git(kdir, "worktree", "remove", "--force", wt, check=False)
+        git(kdir, "worktree", "prune", check=False)
+    usable = (os.path.isdir(os.path.join(wt, ".git")) and
+              run(["git", "-C", wt, "cat-file", "-e", f"{base}^{{commit}}"]).returncode == 0)
+    if not usable:
+        if os.path.lexists(wt):
             shutil.rmtree(wt)
-        git(kdir, "worktree", "prune")
         os.makedirs(os.path.dirname(wt), exist_ok=True)
-        git(kdir, "worktree", "add", "-q", "--detach", wt, base)
+        run(["git", "clone", "-q", "--shared", "--no-checkout", kdir, wt], check=True)
+    git(wt, "checkout", "-q", "--detach", base)
     reset_worktree(wt, base)
 
 
@@ -832,11 +842,16 @@ def batches(args: argparse.Namespace) -> int:
     check_kdir(args.kdir)
     if not os.path.exists(os.path.join(args.kdir, args.m)):
         raise Fail(f"M={args.m}: not found in {args.kdir}")
+    if args.reach:
+        try:
+            callgraph.check_reach_tsv(args.reach)
+        except ValueError as e:
+            raise Fail(f"REACH={e}") from None
     check_out(args.out)
     twins = load_twins()
     base = git(args.kdir, "rev-parse", "HEAD").strip()
-    # One worktree and one build directory per tree (not per HEAD): a new HEAD
-    # is checked out in the same worktree and make rebuilds only what changed.
+    # One scratch clone and one build directory per tree (not per HEAD): a new
+    # HEAD is checked out in the same clone and make rebuilds only what changed.
     real = os.path.realpath(args.kdir)
     tid = slug(os.path.basename(real)) + "-" + hashlib.sha1(real.encode()).hexdigest()[:8]
     bcache = os.path.join(args.cache, "batches")
