@@ -51,6 +51,12 @@ class Context:
         assert self.fn is not None
         return self.k.classes(self.site.file, self.fn.name, self.reach)
 
+    def where(self, off: int) -> str:
+        """'' for the site's own call, else which call with the same text
+        in the function a position-dependent verdict comes from."""
+        line = self.fn.line + self.calls[0].count("\n", 0, off)
+        return "" if line == self.site.line else f"the same call at line {line} is "
+
     @functools.cached_property
     def calls(self) -> tuple[str, list[int]]:
         """The blanked body and the offsets of the site's call in it."""
@@ -237,10 +243,12 @@ def effects_before_sleep(c: Context) -> str:
     would stay behind on the new error path (the earlier exit shows what the
     author undoes; nothing after it is undone)."""
     text, offs = c.calls
-    if not offs:
-        return ""
-    why = plumbing.effects_before(c.k, c.ff, text, offs[0], c.prim.shape == "poll")
-    return f"manual: {why} before the sleep; the new error path would not undo it" if why else ""
+    for off in offs:
+        why = plumbing.effects_before(c.k, c.ff, text, off, c.prim.shape == "poll")
+        if why:
+            return "manual: " + c.where(off) + \
+                f"{why} before the sleep; the new error path would not undo it"
+    return ""
 
 
 # Labels that only error paths jump to (err2:, fail_irq:, out_err:).
@@ -254,20 +262,25 @@ def on_error_path(c: Context) -> str:
     there would lose the cleanup and replace the error (ip6mr_rules_init
     takes rtnl_lock under its err2: label)."""
     text, offs = c.calls
-    if not offs:
-        return ""
-    off = offs[0]
+    for off in offs:
+        why = error_path_at(text, off)
+        if why:
+            return "manual: " + c.where(off) + why
+    return ""
+
+
+def error_path_at(text: str, off: int) -> str:
     before = text[body.body_start(text):off]
     labels = list(re.finditer(r"(?m)^\s*(\w+)\s*:(?!:)", before))
     if labels:
         last = labels[-1]
         if last.group(1) not in ("default",) and UNWIND_LABEL.search(last.group(1)) and \
                 not re.search(r"\breturn\b", before[last.end():]):
-            return (f"manual: on the error-unwind path after {last.group(1)}:; a failure "
+            return (f"on the error-unwind path after {last.group(1)}:; a failure "
                     "there would skip the cleanup and replace the error")
     _, cond = body.guard_of(text, off)
     if cond and ERROR_TEST.match(" ".join(cond.split())):
-        return (f"manual: on an error path (under `if ({' '.join(cond.split())})`); a failure "
+        return (f"on an error path (under `if ({' '.join(cond.split())})`); a failure "
                 "there would skip the cleanup and replace the error")
     return ""
 
@@ -285,6 +298,10 @@ def not_polling(c: Context) -> str:
         return ""
     return "manual: not a polling loop; a fixed delay is left as it is"
 
+
+# Verdicts are kept per function and call text (what survives spatch's
+# rewrites), so a check that depends on where the call stands looks at every
+# call with the same text in the function, and the worst one decides.
 
 # In order: the first that speaks decides.
 CHECKS: list[Check] = [

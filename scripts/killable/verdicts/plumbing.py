@@ -165,7 +165,7 @@ def plumb_problem(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
                 f"{held}")
     text, offs = body.call_offsets(k.source_lines(ff.path), caller,
                                    callee.name, "")
-    why = effects_before(k, ff, text, offs[0]) if offs else ""
+    why = next((w for w in (effects_before(k, ff, text, off) for off in offs) if w), "")
     if why:
         return (f"{caller.name}() ignores the result of {callee.name}() and before it "
                 f"{why}, which a new early return would not undo")

@@ -257,12 +257,15 @@ class Rules:
         if fn is None:
             return False
         text, offs = body.call_offsets(self.source_lines(s.file), fn, s.prim, s.args)
-        exit_ = body.nearest_exit(text, offs[0]) if offs else None
-        if exit_ is None or not exit_.label:
-            return True
-        # Known releases are fine: the held-state shapes undo the same things.
-        return all(name in self.tables.releases or self.tables.is_pure(name)
-                   for name, _ in body.calls_in(body.label_code(text, exit_.label)))
+        for off in offs:
+            exit_ = body.nearest_exit(text, off)
+            if exit_ is None or not exit_.label:
+                continue
+            # Known releases are fine: the held-state shapes undo the same things.
+            if not all(name in self.tables.releases or self.tables.is_pure(name)
+                       for name, _ in body.calls_in(body.label_code(text, exit_.label))):
+                return False
+        return True
 
     def is_pure_call(self, ff: csource.FileFacts, name: str, depth: int = 0) -> bool:
         """A side-effect-free call: listed in the table, or a static helper
