@@ -10,7 +10,7 @@
  * 5: never convert a sleep on an error-unwind path).  The first rtnl_lock,
  * on the normal path, would be safe, but the rules keep one verdict per
  * function and call text, so it stays manual too (precision first).
- * Report: manual twice, naming line 50.
+ * Report: manual twice, naming the call under err2:.
  */
 // harness: compile-only
 #include <linux/fs.h>
