@@ -168,7 +168,15 @@ def handoff(c: Context) -> str:
 def seq_stop_releases(c: Context) -> str:
     """seq_read() calls ->stop after a failed ->start: an unconditional
     unlock there would release a lock the killable ->start never took."""
-    if c.reach.root_via.get(c.fn.name, "").split(".")[-1] != "start":
+    # The ->start itself, or a helper whose result a ->start returns
+    # (p_start() { return __start(...); } in kernel/trace/trace_events.c).
+    names, todo = {c.fn.name}, [c.fn.name]
+    while todo:
+        for caller, call in plumbing.callers(c.ff, todo.pop()):
+            if call.use == "returned" and caller.name not in names:
+                names.add(caller.name)
+                todo.append(caller.name)
+    if not any(c.reach.root_via.get(n, "").split(".")[-1] == "start" for n in names):
         return ""
     rel = c.k.tables.release_of(c.site.prim)
     for ref in c.ff.refs:

@@ -261,8 +261,12 @@ class Rules:
             exit_ = body.nearest_exit(text, off)
             if exit_ is None or not exit_.label:
                 continue
-            # Known releases are fine: the held-state shapes undo the same things.
-            if not all(name in self.tables.releases or self.tables.is_pure(name)
+            # A release there is fine only when the held-state shapes saw
+            # its acquisition (mutex_lock before, mutex_unlock at the label);
+            # fdput at the label after an fdget_raw they do not know is not.
+            seen = {self.tables.release_of(name) for name, _ in body.calls_in(text[:off])
+                    if self.tables.is_acquire(name)}
+            if not all(self.tables.is_pure(name) or name in seen
                        for name, _ in body.calls_in(body.label_code(text, exit_.label))):
                 return False
         return True

@@ -1,0 +1,116 @@
+"""Report mode and patch mode agree, site by site.
+
+Report mode says `converted` when a shape rule matches; patch mode can still
+make no hunk for the site, because spatch gives up on the whole file (for
+example `... reachable by inconsistent control-flow paths` on a goto shape
+whose label is reached both before and after the sleep).  Such a site is
+reported `manual: rule failed in patch mode (...)` instead.  The families'
+changes to one file come from one spatch run of the combined rules (each
+family's rules run on the previous ones' output), so they make one diff.
+
+Used by `make coccicheck` (report and org modes) and the audit.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+
+from killable import paths, spatch
+
+RULE_FAILED = "manual: rule failed in patch mode"
+HUNK_RE = re.compile(r"(?m)^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
+FILE_RE = re.compile(r"(?m)^--- (?:a/)?(\S+)")
+# What spatch says when it gives up on a file's transformation.
+FAILURE_RE = re.compile(r"(?:EXN|exn|Failure|Fatal error|reachable by inconsistent)")
+
+
+@dataclass
+class PatchResult:
+    """One file's patch-mode result: the old lines its hunks cover."""
+    covered: set[int] = field(default_factory=set)
+    diff: str = ""
+    failure: str = ""
+
+
+def split_diff(diff: str) -> dict[str, str]:
+    """A multi-file diff as file -> its part (paths as spatch printed them)."""
+    out: dict[str, str] = {}
+    parts = re.split(r"(?m)^(?=diff -u -p )", diff)
+    for part in parts:
+        m = FILE_RE.search(part)
+        if m:
+            out[m.group(1)] = out.get(m.group(1), "") + part
+    return out
+
+
+def covered_lines(diff: str) -> set[int]:
+    lines: set[int] = set()
+    for m in HUNK_RE.finditer(diff):
+        start, count = int(m.group(1)), int(m.group(2) or 1)
+        lines.update(range(start, start + max(count, 1)))
+    return lines
+
+
+def failure_message(stderr: str) -> str:
+    """The first line of spatch's stderr that says why it gave up, shortened."""
+    for line in spatch.read_log(stderr).other:
+        if FAILURE_RE.search(line):
+            line = re.sub(r"^\S+: node \d+: ", "", line.strip())
+            return line[:160]
+    return ""
+
+
+def patch_results(kdir: str, files: list[str], cocci: str, *, spatch_bin: str = "spatch",
+                  reach: str = "", jobs: int = 1, timeout: int = 200,
+                  options: list[str] | None = None) -> dict[str, PatchResult]:
+    """Patch mode of the combined rules over files (relative to kdir), each
+    file alone, so one file's failure costs only that file."""
+    out: dict[str, PatchResult] = {}
+    if not files:
+        return out
+    opts = options if options is not None else spatch.rule_options(cocci)
+    env = paths.module_env()
+    if reach:
+        env["KILLABLE_REACH"] = reach
+    for rel in files:
+        cmd = spatch.command(spatch_bin, cocci, "patch", options=opts, quiet=False,
+                             reach=reach, timeout=timeout, args=[rel])
+        p = subprocess.run(cmd, cwd=kdir, env=env, capture_output=True, text=True,
+                           errors="replace", stdin=subprocess.DEVNULL)
+        res = PatchResult(diff=p.stdout, covered=covered_lines(p.stdout))
+        if not res.covered:
+            res.failure = failure_message(p.stderr) or (
+                f"spatch exited {p.returncode}" if p.returncode not in (0, 255) else "")
+        out[rel] = res
+    return out
+
+
+def downgrade(verdict: str, line: int, res: PatchResult | None) -> str:
+    """The verdict a report line should carry once patch mode has spoken."""
+    if verdict != "converted" or res is None or line in res.covered:
+        return verdict
+    why = res.failure or "no hunk for this site"
+    return f"{RULE_FAILED} ({why})"
+
+
+def agree_report(kdir: str, report_lines: list[str], cocci: str, *, spatch_bin: str = "spatch",
+                 reach: str = "", timeout: int = 200) -> list[str]:
+    """Report lines with every `converted` that patch mode does not make
+    rewritten to `manual: rule failed in patch mode (...)`."""
+    parsed = [(ln, spatch.parse_report_line(ln)) for ln in report_lines]
+    files = sorted({r.file for _, r in parsed if r and r.verdict == "converted"})
+    rel = {f: os.path.relpath(os.path.join(kdir, f), kdir) if not os.path.isabs(f)
+           else os.path.relpath(f, kdir) for f in files}
+    results = patch_results(kdir, [rel[f] for f in files], cocci, spatch_bin=spatch_bin,
+                            reach=reach, timeout=timeout)
+    out = []
+    for ln, r in parsed:
+        if r and r.verdict == "converted":
+            v = downgrade(r.verdict, r.line, results.get(rel[r.file]))
+            if v != r.verdict:
+                ln = spatch.report_line(r.file, r.line, r.col, r.colend, r.prim, r.func, v)
+        out.append(ln)
+    return out
