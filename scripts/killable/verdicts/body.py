@@ -73,9 +73,11 @@ ASSIGN_RE = re.compile(r"(?<![=!<>])(?:<<|>>|[-+*/%&|^])?=(?!=)|\+\+|--")
 
 @dataclass
 class Exit:
-    offset: int        # where the exit statement ends
+    offset: int        # where what follows the exit begins (see nearest_exit)
     label: str         # the goto's label, or "" for a return
     text: str
+    tested: str = ""   # a call the exit's guard tests the result of: what it
+                       # got is held after the exit, but not at the label
 
 
 def body_start(text: str) -> int:
@@ -165,10 +167,12 @@ def nearest_exit(text: str, off: int) -> Exit | None:
     prev_start = max(text.rfind(";", 0, prev_end), text.rfind("{", 0, prev_end),
                      text.rfind("}", 0, prev_end)) + 1
     m = re.match(r"\s*(\w+)\s*=[^=]", text[prev_start:prev_end])
-    if prev_end > 0 and m and re.search(r"\b%s\b" % re.escape(m.group(1)), cond) and \
-            CALL_RE.search(text, prev_start, prev_end):
+    call = CALL_RE.search(text, prev_start, prev_end) if prev_end > 0 else None
+    tested = ""
+    if m and call and re.search(r"\b%s\b" % re.escape(m.group(1)), cond):
         guard = prev_start
-    return Exit(guard, last.group(1) or "", last.group(0))
+        tested = call.group(1)
+    return Exit(guard, last.group(1) or "", last.group(0), tested)
 
 
 def calls_in(text: str) -> list[tuple[str, int]]:

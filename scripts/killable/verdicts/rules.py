@@ -222,10 +222,24 @@ class Rules:
         """The goto is the nearest earlier exit of some site (see record_label)
         and its label leads straight to returning the error."""
         key = (g[0].file, int(g[0].line))
-        for (path, _, _), (line, lbl) in self.labels.items():
+        for (path, sline, _), (line, lbl) in self.labels.items():
             if (path, line) == key:
-                return self.label_returns_error(g, lbl)
+                return self.label_returns_error(g, lbl) and \
+                    not self.guard_takes(g, int(sline))
         return False
+
+    def guard_takes(self, g, site_line: int) -> bool:
+        """The nearest exit before the site tests what a call just got
+        (`name = kmalloc(...); if (!name) goto out_p;`): past the exit that
+        is held, and the label, meant for the failure, does not free it."""
+        path = self.real_file(g)
+        fn = self.function_named(path, g[0].current_element)
+        if fn is None:
+            return True
+        text = csource.blank_noise(body.function_text(self.source_lines(path), fn))
+        off = sum(len(x) + 1 for x in text.split("\n")[:max(site_line - fn.line, 0)])
+        exit_ = body.nearest_exit(text, off)
+        return bool(exit_ and exit_.tested)
 
     def held_at(self, p) -> list[tuple[str, str]]:
         return self.held.setdefault((p[0].file, p[0].line, p[0].column), [])
