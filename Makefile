@@ -93,13 +93,13 @@ BENCH_M ?= drivers/char
 
 ## make audit [KDIR=tree] [M=subdir] [J=n] [AUDIT_FLAGS=...]: every sleep site, verdicts and chains -> reports/<tree>/
 audit: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
-	$(KILLABLE) audit --kdir $(KDIR) -j $(J) --cache $(CACHE) --spatch $(SPATCH) \
+	$(KILLABLE) audit --kdir $(KDIR) -j $(J) --cache $(CACHE) --kcache $(KCACHE) --spatch $(SPATCH) \
 		$(if $(M),-M $(M)) $(if $(SPFLAGS),--spflags="$(SPFLAGS)") $(AUDIT_FLAGS)
 
 ## make hung LOG=dmesg.txt: hung-task traces -> audited sites, verdicts and fixes
 hung:
 	@test -n "$(LOG)" || { echo "hung: give LOG=dmesg.txt" >&2; exit 2; }
-	$(KILLABLE) hung --kdir $(KDIR) --cache $(CACHE) --spatch $(SPATCH) \
+	$(KILLABLE) hung --kdir $(KDIR) --cache $(CACHE) --kcache $(KCACHE) --spatch $(SPATCH) \
 		$(if $(M),-M $(M)) $(LOG)
 
 ## make bench [FULL=1 [J1=1]] [BENCH_M=dir] [FAMILIES=dir,dir]: the audit against coccicheck double_lock

@@ -24,6 +24,7 @@ shown but marked.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import re
@@ -99,10 +100,14 @@ def parse_log(text: str) -> list[Task]:
 
 
 def load_sites(path: str) -> dict[str, list[dict]]:
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
+    """function -> its sites, from sites.json or sites.csv."""
+    with open(path, encoding="utf-8", newline="") as f:
+        if path.endswith(".csv"):
+            sites = [dict(r, line=int(r["line"]), col=int(r["col"])) for r in csv.DictReader(f)]
+        else:
+            sites = json.load(f)["sites"]
     by_func: dict[str, list[dict]] = {}
-    for s in data["sites"]:
+    for s in sites:
         by_func.setdefault(s["function"], []).append(s)
     return by_func
 
@@ -206,6 +211,8 @@ def main() -> int:
     ap.add_argument("--kdir", default=os.path.expanduser("~/.cache/killable/linux-6.1"))
     ap.add_argument("--reports", default="", help="reports/<tree> dir (default: from KDIR, M)")
     ap.add_argument("-M", "--subdir", default="", help="the M= the audit ran with")
+    ap.add_argument("--kcache", default=tree.DEFAULT_KCACHE,
+                    help="the kernel cache (its reports are linux-X.Y, see make audit)")
     ap.add_argument("--cache", default=os.path.expanduser("~/.cache/killable"))
     ap.add_argument("--spatch", default="spatch")
     ap.add_argument("--rules", default="", help="combined rule file (default: generated)")
@@ -231,10 +238,13 @@ def main() -> int:
         except (audit.AuditError, tree.TreeError) as e:
             print(f"hung: error: {e}", file=sys.stderr)
             return 2
-        reports = os.path.join(paths.REPORTS, audit.tree_name(args.kdir, sub))
-    sites_path = os.path.join(reports, "sites.json")
-    if not os.path.exists(sites_path):
-        print(f"hung: error: {sites_path} missing; run make audit first", file=sys.stderr)
+        reports = os.path.join(paths.REPORTS, tree.report_name(args.kdir, sub, args.kcache))
+    # sites.json when an audit ran here, else the committed sites.csv (same columns).
+    sites_path = next((p for p in (os.path.join(reports, "sites.json"),
+                                   os.path.join(reports, "sites.csv")) if os.path.exists(p)), "")
+    if not sites_path:
+        print(f"hung: error: {reports}/sites.json missing; run make audit first",
+              file=sys.stderr)
         return 2
     by_func = load_sites(sites_path)
     tasks = parse_log(text)

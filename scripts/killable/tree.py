@@ -1,11 +1,22 @@
-"""The user's kernel tree as every command reads it: M= inside it.
+"""The user's kernel tree as every command reads it: M= inside it, its
+version, what it is (source), and the name of its reports.
 
-Nothing here writes the tree.
+Reports are named `linux-VERSION.PATCHLEVEL` for the kernel cache that make
+deps unpacks (KCACHE), and `linux-VERSION.PATCHLEVEL-<8 hex>` for any other
+tree, the hex from source(): two trees of one version never share reports,
+and the committed reports/linux-6.1 is only ever written from the cache.
+`-<M with / as _>` follows for a subtree.  Nothing here writes the tree.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
+import subprocess
+
+# make deps unpacks the 6.1 tree here (the Makefile's KCACHE).
+DEFAULT_KCACHE = os.path.expanduser("~/.cache/killable/linux-6.1")
 
 
 class TreeError(Exception):
@@ -35,3 +46,44 @@ def subdir(kdir: str, m: str) -> str:
     if not os.path.exists(os.path.join(top, rel)):
         raise TreeError(f"M={m}: not found in {kdir}")
     return rel
+
+
+def version(kdir: str) -> str:
+    """`6.1` from the tree's Makefile (VERSION, PATCHLEVEL)."""
+    ver: dict[str, str] = {}
+    with open(os.path.join(kdir, "Makefile"), encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.match(r"^(VERSION|PATCHLEVEL)\s*=\s*(\S+)", line)
+            if m:
+                ver[m.group(1)] = m.group(2)
+            if len(ver) == 2:
+                break
+    return f"{ver.get('VERSION', 'x')}.{ver.get('PATCHLEVEL', 'x')}"
+
+
+def source(kdir: str) -> str:
+    """What the tree is: `git <tree hash>` of its HEAD when it is the top of
+    a git repository (the same for every unpack of one tarball, every clone
+    of one commit), else `path <real path>`."""
+    real = os.path.realpath(kdir)
+    r = subprocess.run(["git", "-C", real, "rev-parse", "--show-toplevel", "HEAD^{tree}"],
+                       capture_output=True, text=True)
+    out = r.stdout.split()
+    if r.returncode == 0 and len(out) == 2 and os.path.realpath(out[0]) == real:
+        return f"git {out[1]}"
+    return f"path {real}"
+
+
+def is_kcache(kdir: str, kcache: str = DEFAULT_KCACHE) -> bool:
+    return os.path.realpath(kdir) == os.path.realpath(kcache)
+
+
+def report_name(kdir: str, sub: str = "", kcache: str = DEFAULT_KCACHE) -> str:
+    """reports/<this>: see the module's docstring."""
+    name = f"linux-{version(kdir)}"
+    if not is_kcache(kdir, kcache):
+        kind, what = source(kdir).split(" ", 1)
+        name += "-" + (what[:8] if kind == "git" else hashlib.sha1(what.encode()).hexdigest()[:8])
+    if sub.strip("/"):
+        name += "-" + sub.strip("/").replace("/", "_")
+    return name

@@ -18,9 +18,11 @@ file is needed.  Prints `ok: ...` or `FAIL: ...` per check and
 from __future__ import annotations
 
 import argparse
+import glob
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -151,12 +153,91 @@ def sites_csv(reports: str) -> str:
         return f.read()
 
 
-def audit(kdir: str, ctx: Ctx, name: str, *extra: str) -> tuple[subprocess.CompletedProcess, str]:
-    """The audit with the stub rule (one quick pass) into a fresh reports dir."""
+def audit(kdir: str, ctx: Ctx, name: str, *extra: str,
+          kcache: str | None = None) -> tuple[subprocess.CompletedProcess, str]:
+    """The audit with the stub rule (one quick pass) into a fresh reports dir;
+    the tree stands for the kernel cache (reports/linux-9.7) unless kcache
+    says otherwise."""
     reports = os.path.join(ctx.tmp, name + "-reports")
     p = killable("audit", "--kdir", kdir, "-j", "2", "--rules", STUB, "--no-progress",
-                 "--cache", os.path.join(ctx.tmp, name + "-cache"), "--reports", reports, *extra)
+                 "--cache", os.path.join(ctx.tmp, name + "-cache"), "--reports", reports,
+                 "--kcache", kdir if kcache is None else kcache, *extra)
     return p, reports
+
+
+# ---------------------------------------------------------------- item 1
+
+def test_reports_named_by_tree(ctx: Ctx) -> None:
+    """The kernel cache's reports are linux-X.Y; another tree's carry a hash
+    of what it is, and reports from another tree are replaced only with --force."""
+    a = make_tree(ctx.dir("name-a"), git=True)
+    b = make_tree(ctx.dir("name-b"), {"drivers/foo/b.c": FOO_C.replace("foo", "bee")}, git=True)
+    reports = os.path.join(ctx.tmp, "name-reports")
+    common = ["-j", "2", "--rules", STUB, "--no-progress", "--reports", reports,
+              "--cache", ctx.dir("name-cache")]
+    p = killable("audit", "--kdir", a, "--kcache", a, *common)
+    rep = os.path.join(reports, "linux-9.7")
+    ctx.check("the kernel cache's reports are reports/linux-9.7",
+              p.returncode == 0 and os.path.exists(os.path.join(rep, "sites.csv")), said(p))
+    before = open(os.path.join(rep, "summary.md"), encoding="utf-8").read() \
+        if p.returncode == 0 else ""
+    # Another tree where the cache was: refused, and nothing written.
+    p = killable("audit", "--kdir", b, "--kcache", b, *common)
+    after = open(os.path.join(rep, "summary.md"), encoding="utf-8").read() \
+        if os.path.exists(os.path.join(rep, "summary.md")) else ""
+    ctx.check("reports of another tree are not overwritten: one line, exit 2",
+              one_line(p) and "--force" in p.stderr and before and after == before, said(p))
+    p = killable("audit", "--kdir", b, "--kcache", b, "--force", *common)
+    ctx.check("--force replaces them", p.returncode == 0 and "bee_ioctl" in sites_csv(rep),
+              said(p))
+    # Not the kernel cache: a hash of the git tree, the same for a clone.
+    tree_b = run(["git", "-C", b, "rev-parse", "HEAD^{tree}"]).stdout.strip()
+    p = killable("audit", "--kdir", b, "-M", "drivers/foo", *common)
+    want = os.path.join(reports, f"linux-9.7-{tree_b[:8]}-drivers_foo")
+    ctx.check("another git tree: reports/linux-9.7-<its git tree hash>-drivers_foo",
+              p.returncode == 0 and os.path.isdir(want), said(p) + f" {sorted(os.listdir(reports))}")
+    clone = os.path.join(ctx.tmp, "name-b-clone")
+    run(["git", "clone", "-q", b, clone])
+    p = killable("audit", "--kdir", clone, "-M", "drivers/foo", *common)
+    ctx.check("a clone of it writes the same reports", p.returncode == 0 and
+              sorted(os.listdir(reports)) == ["linux-9.7", os.path.basename(want)], said(p))
+    plain = make_tree(ctx.dir("name-plain"))
+    p = killable("audit", "--kdir", plain, *common)
+    h = hashlib.sha1(os.path.realpath(plain).encode()).hexdigest()[:8]
+    ctx.check("a tree outside git: reports/linux-9.7-<hash of its path>",
+              p.returncode == 0 and os.path.isdir(os.path.join(reports, f"linux-9.7-{h}")),
+              said(p) + f" {sorted(os.listdir(reports))}")
+
+
+def test_reports_checkout_stays_clean(ctx: Ctx) -> None:
+    """What reports/ commits: the kernel cache's summary, sites and page."""
+    tracked = run(["git", "-C", TOP, "ls-files", "reports"]).stdout.split()
+    want = [f"reports/linux-6.1/{f}" for f in ("index.html", "sites.csv", "summary.md")]
+    ctx.check("reports/ tracks only linux-6.1's summary.md, sites.csv and index.html",
+              tracked == want, str(tracked))
+    regenerated = ["reach.tsv", "results.json", "sites.json", "run-stats.json"]
+    ignored = ([f"reports/linux-6.1/{f}" for f in regenerated] +
+               [f"reports/linux-6.1-drivers_char/{f}" for f in regenerated + ["summary.md"]] +
+               ["reports/linux-6.1-0123abcd/sites.csv"])
+    r = run(["git", "-C", TOP, "check-ignore", "--no-index", *ignored])
+    ctx.check("what an audit regenerates, and other trees' and subtrees' reports, are ignored",
+              r.stdout.split() == ignored, r.stdout + r.stderr)
+    if not os.path.isdir(os.path.join(ctx.kdir, "include", "linux")):
+        raise Skip(f"no 6.1 tree at {ctx.kdir}")
+    rep = os.path.join(TOP, "reports", "linux-6.1-drivers_char_mwave")
+    existed = os.path.exists(rep)
+    status = ["git", "-C", TOP, "status", "--porcelain", "--untracked-files=all", "--", "reports"]
+    try:
+        before = run(status).stdout
+        p = make("audit", "M=drivers/char/mwave", "J=2",
+                 "AUDIT_FLAGS=--graph-scope subdir --no-progress")
+        after = run(status).stdout
+        ctx.check("make audit M=drivers/char/mwave on the cache leaves git status as it was",
+                  p.returncode == 0 and os.path.isdir(rep) and after == before,
+                  said(p) + f" before={before!r} after={after!r}")
+    finally:
+        if not existed:
+            shutil.rmtree(rep, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- item 2
@@ -318,9 +399,10 @@ def test_spflags_one_flag(ctx: Ctx) -> None:
     p = make("audit", f"KDIR={kdir}", "J=1", "SPFLAGS=--very-quiet",
              f"CACHE={ctx.dir('spflags-cache')}",
              f"AUDIT_FLAGS=--reports {reports} --rules {STUB} --no-progress")
-    rep = os.path.join(reports, "linux-9.7")
+    reps = glob.glob(os.path.join(reports, "linux-9.7*"))
     ctx.check("make audit SPFLAGS=--very-quiet runs and keeps the site",
-              p.returncode == 0 and "foo_ioctl,mutex_lock" in sites_csv(rep), said(p))
+              p.returncode == 0 and len(reps) == 1 and "foo_ioctl,mutex_lock" in sites_csv(reps[0]),
+              said(p))
 
 
 def test_reach_file_checked(ctx: Ctx) -> None:

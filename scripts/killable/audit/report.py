@@ -75,8 +75,12 @@ def summary_md(data: dict) -> str:
         lines += [f"**Incomplete:** {len(left)} of {data.get('candidates', len(left))} candidate "
                   "files were not audited in this run (it stopped at its time budget); their "
                   "sites are missing below.  `make audit` again resumes from the cache.", ""]
-    lines += [f"- rules version: `{data['rules_version']}`",
-              f"- spatch version: {data['spatch_version']}",
+    # Only what the tree, the code and spatch decide: no rules version (it
+    # changes with any edit of the rules' code; results.json and sites.json
+    # have it) and nothing that depends on the caches, so that rerunning an
+    # audit leaves the committed summary.md as it was.
+    lines += [f"- spatch version: {data['spatch_version']}",
+              *([f"- source: `{data['source']}`"] if data.get("source") else []),
               f"- subtree: {data['subdir'] or '(whole tree)'}",
               f"- candidate files: {t['files']}; sites: {t['sites']}",
               f"- files with parse errors: {t['parse_error_files']} "
@@ -88,10 +92,7 @@ def summary_md(data: dict) -> str:
               f"{data['graph'].get('syscall_reachable', 0)} reachable from "
               f"{data['graph'].get('syscall_roots', 0)} syscall roots, "
               f"{data['graph'].get('mnf_reachable', 0)} from "
-              f"{data['graph'].get('mnf_roots', 0)} must-not-fail roots"
-              + (f"; {data['graph']['stale_scan_entries']} files' graph facts come from an "
-                 "older csource/root-table version (--strict-scan rescans them)"
-                 if data['graph'].get('stale_scan_entries') else ""), ""]
+              f"{data['graph'].get('mnf_roots', 0)} must-not-fail roots", ""]
     lines += ["## By verdict", ""]
     by_v = Counter(s["verdict"] for s in sites)
     lines += table(["verdict", "sites"], [[v, by_v.get(v, 0)] for v in VERDICTS])
@@ -141,6 +142,20 @@ def summary_md(data: dict) -> str:
                   "unreadable: they are left out of the call graph and the audit.", ""]
         lines += [f"- `{rel}`" for rel in unread]
     return "\n".join(lines) + "\n"
+
+
+SOURCE_LINE = re.compile(r"^- source: `(.+)`$", re.M)
+
+
+def recorded_source(outdir: str) -> str:
+    """The source (tree.source) a reports directory was written from, "" if
+    none is recorded there (no reports, or reports from before it was)."""
+    try:
+        with open(os.path.join(outdir, "summary.md"), encoding="utf-8") as f:
+            m = SOURCE_LINE.search(f.read())
+    except OSError:
+        return ""
+    return m.group(1) if m else ""
 
 
 def sites_csv(sites: list[dict]) -> str:

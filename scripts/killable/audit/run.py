@@ -65,19 +65,12 @@ def check_kdir(kdir: str) -> None:
         raise AuditError(f"KDIR={kdir}: not a kernel tree (needs a Makefile and include/linux/)")
 
 
-def tree_name(kdir: str, subdir: str = "") -> str:
-    ver = {}
-    with open(os.path.join(kdir, "Makefile"), encoding="utf-8", errors="replace") as f:
-        for line in f:
-            m = re.match(r"^(VERSION|PATCHLEVEL)\s*=\s*(\S+)", line)
-            if m:
-                ver[m.group(1)] = m.group(2)
-            if len(ver) == 2:
-                break
-    name = f"linux-{ver.get('VERSION', 'x')}.{ver.get('PATCHLEVEL', 'x')}"
-    if subdir.strip("/"):
-        name += "-" + subdir.strip("/").replace("/", "_")
-    return name
+def check_source(outdir: str, source: str, force: bool) -> None:
+    """Refuse to overwrite reports that came from another tree (unless force)."""
+    was = report_audit.recorded_source(outdir)
+    if was and was != source and not force:
+        raise AuditError(f"{outdir} holds the reports of another tree ({was}; this is "
+                         f"{source}); give --force (AUDIT_FLAGS=--force) to replace them")
 
 
 def check_writable(d: str) -> None:
@@ -657,6 +650,8 @@ class Options:
     files: list[str] = field(default_factory=list)
     progress: bool = True
     strict_scan: bool = False
+    kcache: str = kernel_tree.DEFAULT_KCACHE
+    force: bool = False
 
 
 def audit(o: Options) -> dict:
@@ -668,12 +663,14 @@ def audit(o: Options) -> dict:
         raise AuditError(str(e)) from None
     if sub and not os.path.isdir(os.path.join(kdir, sub)):
         raise AuditError(f"M={o.subdir}: not a directory in {kdir}")
-    tree = tree_name(kdir, sub)
+    tree = kernel_tree.report_name(kdir, sub, o.kcache)
+    source = kernel_tree.source(kdir)
     outdir = os.path.join(o.reports, tree)
     if o.shard:
         check_writable(os.path.dirname(os.path.abspath(o.out)) or ".")
     else:
         check_writable(outdir)
+        check_source(outdir, source, o.force)
     t_start = time.time()
     rver = rules_version()
     sver = spatch.version(o.spatch)
@@ -711,7 +708,7 @@ def audit(o: Options) -> dict:
     not_audited = sorted(set(files) - set(results))
 
     joined = join(results, families, res.lookup)
-    data = {"format": RESULT_FORMAT, "tree": tree, "subdir": sub,
+    data = {"format": RESULT_FORMAT, "tree": tree, "source": source, "subdir": sub,
             "rules_version": rver, "spatch_version": sver,
             "shard": f"{o.shard[0]}/{o.shard[1]}" if o.shard else "",
             "candidates": len(files), "files": joined, "not_audited": not_audited,
@@ -740,7 +737,7 @@ def audit(o: Options) -> dict:
     return data
 
 
-def merge(paths: list[str], reports: str) -> dict:
+def merge(paths: list[str], reports: str, force: bool = False) -> dict:
     parts = []
     for p in paths:
         try:
@@ -753,8 +750,8 @@ def merge(paths: list[str], reports: str) -> dict:
         parts.append(d)
     first = parts[0]
     for d, p in zip(parts, paths):
-        for k in ("tree", "rules_version", "spatch_version", "subdir"):
-            if d[k] != first[k]:
+        for k in ("tree", "source", "rules_version", "spatch_version", "subdir"):
+            if d.get(k) != first.get(k):
                 raise AuditError(f"shard result {p}: {k} {d[k]!r} differs from {first[k]!r}")
     files: dict[str, dict] = {}
     for d in parts:
@@ -767,6 +764,8 @@ def merge(paths: list[str], reports: str) -> dict:
     data.pop("run_stats", None)
     outdir = os.path.join(reports, first["tree"])
     check_writable(outdir)
+    if first.get("source"):
+        check_source(outdir, first["source"], force)
     report_audit.write_reports(data, outdir)
     return data
 
@@ -807,11 +806,16 @@ def main() -> int:
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--strict-scan", action="store_true",
                     help="rescan files whose graph facts come from an older csource version")
+    ap.add_argument("--kcache", default=kernel_tree.DEFAULT_KCACHE,
+                    help="the kernel cache make deps unpacks: its reports are linux-X.Y, "
+                         "any other tree's linux-X.Y-<hash>")
+    ap.add_argument("--force", action="store_true",
+                    help="replace reports that came from another tree")
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, on_sigterm)
     try:
         if args.merge:
-            d = merge(args.merge, args.reports)
+            d = merge(args.merge, args.reports, args.force)
             print(f"audit: merged {len(args.merge)} shards into "
                   f"{os.path.join(args.reports, d['tree'])}/")
             return 0
@@ -831,7 +835,7 @@ def main() -> int:
                     spflags=audit_spflags(args.spflags),
                     shard=shard, out=args.out, graph_scope=args.graph_scope,
                     files=args.files, progress=not args.no_progress,
-                    strict_scan=args.strict_scan)
+                    strict_scan=args.strict_scan, kcache=args.kcache, force=args.force)
         d = audit(o)
     except (AuditError, spatch.SpatchError) as e:
         print(f"audit: error: {e}", file=sys.stderr)
