@@ -245,7 +245,7 @@ class TestErrorPath(VerdictCase):
 class TestCrossFile(VerdictCase):
     """What the audit's graph says about callers outside the file."""
     CODE = """
-        int foo_write_reg(struct foo *foo, int reg, int val)
+        static int foo_write_reg(struct foo *foo, int reg, int val)
         {
         	if (reg < 0)
         		return -EINVAL;

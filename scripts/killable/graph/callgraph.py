@@ -962,6 +962,7 @@ def extra_classes(res: Result, nid: int, callers: dict[int, list[int]]) -> list[
       ptrhops:N              the fewest calls through pointers from a root
       xcallers:N:FILE:FUNC   callers in other files, and one of them
       stored:TYPE.MEMBER     the address is stored in a member that is no root
+      root                   a root itself (its caller is the system call)
     """
     g = res.graph
     out = []
@@ -969,7 +970,7 @@ def extra_classes(res: Result, nid: int, callers: dict[int, list[int]]) -> list[
     if hops > 0:
         out.append(f"ptrhops:{hops}")
     if nid in g.root_via:
-        return out
+        return out + ["root"]
     xs = callers.get(nid)
     if xs:
         first = min(xs, key=lambda c: (g.files[c], g.funcs[c]))
