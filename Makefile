@@ -179,16 +179,21 @@ check-smoke: kernel-cache
 check-cli:
 	@$(PYTHON) tests/cli/run_tests.py --kdir $(KCACHE)
 
-## make check: every test (fast tier, real-tree smoke, CLI, audit, batches, kernel patches and the boot test)
+## make check: every test (fast tier, real-tree smoke, CLI, precision corpus, audit, batches, kernel patches and the boot test)
+## make check-precision: the reviewed real 6.1 sites keep their verdicts and hunks (tests/precision)
+.PHONY: check-precision
+check-precision: kernel-cache
+	@$(PYTHON) tests/precision/precision.py --kdir $(KCACHE) -j $(J) check
+
 check: deps
-	@rc=0; for t in check-fast check-smoke check-cli check-audit check-batches kernel-patches-check check-kernel; do \
+	@rc=0; for t in check-fast check-smoke check-cli check-precision check-audit check-batches kernel-patches-check check-kernel; do \
 		echo "== $$t"; $(MAKE) --no-print-directory $$t || rc=1; \
 	done; exit $$rc
 
 # --- batches ---
 # make batches [KDIR=tree] M=subdir [REACH=file]: the patch-mode diff as patch
 # series, one per MAINTAINERS section, in $(BATCHES_OUT)/<series>/ with
-# SUMMARY.md (scripts/killable/batches/; tests/batches/README-batches.md).
+# SUMMARY.md (scripts/killable/batches/; README.md, "Patch series").
 # Commits live in a worktree under $(CACHE)/batches, the allmodconfig build
 # in $(CACHE)/batches-obj (prepared once).  make check-batches runs
 # tests/batches/ on 6.1 drivers/misc/mei.
