@@ -24,7 +24,8 @@ RULE_FAILED = "manual: rule failed in patch mode"
 HUNK_RE = re.compile(r"(?m)^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
 FILE_RE = re.compile(r"(?m)^--- (?:a/)?(\S+)")
 # What spatch says when it gives up on a file's transformation.
-FAILURE_RE = re.compile(r"(?:EXN|exn|Failure|Fatal error|reachable by inconsistent)")
+FAILURE_RE = re.compile(r"(?:EXN|Failure|Fatal error|reachable by inconsistent|strange type|"
+                        r"Impossible|Not_found|Invalid_argument)")
 
 
 @dataclass

@@ -39,7 +39,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from killable import data as tables, paths, spatch
+from killable import agree, data as tables, paths, spatch
 from killable import tree as kernel_tree
 from killable.paths import TOP as ROOT
 from killable.graph import callgraph
@@ -95,7 +95,7 @@ def load_primitives(path: str) -> dict[str, str]:
 
 
 # The Python half of the rules: what a verdict can depend on besides cocci/.
-RULE_PYTHON = ("scan", "graph/reach.py", "verdicts", "generate.py", "data.py", "paths.py",
+RULE_PYTHON = ("scan", "graph/reach.py", "verdicts", "generate.py", "data.py", "paths.py", "agree.py",
                "spatch.py")
 
 
@@ -190,6 +190,7 @@ class RunConfig:
     cache_dir: str
     key_base: str
     sites: str = ""              # the first-pass rule file (run_families)
+    combined: str = ""           # all families in one file (patch_check)
 
 
 @dataclass
@@ -372,7 +373,78 @@ def run_families(cfg: RunConfig, files: list[str],
         del m["candidates"]
         if m["status"] in ("timeout", "crash"):
             m["lines"] = []
+    if cfg.combined:
+        add_stats(total, patch_check(cfg, merged, texts, live))
     return merged, total
+
+
+def patch_check(cfg: RunConfig, merged: dict[str, dict], texts: dict[str, str],
+                live: Live | None) -> ChunkStats:
+    """Report and patch mode agree (killable/agree.py): the combined rules
+    run in patch mode over copies that keep the bodies with converted sites,
+    and a converted site with no hunk becomes `manual: rule failed in patch
+    mode (why)`, as spatch gives up on a whole file at times (lib/test_hmm.c:
+    `... reachable by inconsistent control-flow paths`)."""
+    keep: dict[str, set[int]] = {}
+    for rel, m in merged.items():
+        for ln in m["lines"]:
+            r = spatch.parse_report_line(ln)
+            if r and r.verdict == "converted":
+                keep.setdefault(rel, set()).add(r.line)
+    if not keep:
+        return ChunkStats()
+    with tempfile.TemporaryDirectory(prefix="killable-agree-") as root:
+        for rel, lines in keep.items():
+            path = os.path.join(root, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(csource.prune_bodies(texts[rel], lines))
+        groups = os.path.join(root, ".groups")
+        reach = os.path.join(root, ".reach.tsv")
+        with open(groups, "w", encoding="utf-8") as f:
+            f.write("\n\n".join(sorted(keep)) + "\n")
+        with open(reach, "w", encoding="utf-8") as f:
+            f.write("".join(cfg.reach_of.get(rel, "") for rel in sorted(keep)))
+        cmd = spatch.command(cfg.spatch, cfg.combined, "patch", options=cfg.options,
+                             quiet=False, reach=reach, timeout=cfg.timeout,
+                             tmp_dir=root, args=["--file-groups", groups],
+                             spflags=cfg.spflags)
+        env = paths.module_env()
+        env["KILLABLE_REACH"] = reach
+        env["KILLABLE_SOURCE_ROOT"] = cfg.kdir
+        t0 = time.time()
+        p = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                             errors="replace", start_new_session=True)
+        if live:
+            live.add(p)
+        try:
+            out, err = p.communicate()
+        finally:
+            if live:
+                live.remove(p)
+    diffs = agree.split_diff(out)
+    failures = [ln for ln in spatch.read_log(err).other if agree.FAILURE_RE.search(ln)]
+    for rel, lines in keep.items():
+        diff = next((d for f, d in diffs.items() if f == rel or f.endswith("/" + rel)), "")
+        res = agree.PatchResult(covered=agree.covered_lines(diff), diff=diff)
+        m = merged[rel]
+        funcs = {r.func for r in map(spatch.parse_report_line, m["lines"]) if r}
+        # spatch gives up on a whole file: a failure that names one of its
+        # functions explains every site of the file that lost its hunk.
+        mine = [f for f in failures if rel in f or any(f" in {fn} " in f + " " for fn in funcs)]
+        new = []
+        for ln in m["lines"]:
+            r = spatch.parse_report_line(ln)
+            if r and r.verdict == "converted" and r.line not in res.covered:
+                why = next((f for f in mine if f" in {r.func} " in f + " "),
+                           mine[0] if mine and not diff else "")
+                res.failure = agree.failure_message(why) if why else ""
+                ln = spatch.report_line(r.file, r.line, r.col, r.colend, r.prim, r.func,
+                                        agree.downgrade(r.verdict, r.line, res))
+            new.append(ln)
+        m["lines"] = new
+    return ChunkStats(wall=time.time() - t0, rc=p.returncode)
 
 
 def add_stats(total: ChunkStats, st: ChunkStats) -> None:
@@ -700,7 +772,8 @@ def audit(o: Options) -> dict:
                          " ".join(o.spflags)])
     cfg = RunConfig(kdir, o.spatch, cocci, reach_of, opts, o.timeout, o.spflags,
                     os.path.join(o.cache, "audit-cache", "spatch"), key_base,
-                    "" if o.rules else combined_rules(o.cache, rver, kind="sites"))
+                    "" if o.rules else combined_rules(o.cache, rver, kind="sites"),
+                    "" if o.rules else combined_rules(o.cache, rver))
     t1 = time.time()
     deadline = t_start + o.budget * 60 if o.budget else 0.0
     results, stats = run_files(cfg, files, o.jobs, o.chunk, o.progress, deadline)

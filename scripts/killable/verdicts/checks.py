@@ -55,7 +55,7 @@ class Context:
         """'' for the site's own call, else which call with the same text
         in the function a position-dependent verdict comes from."""
         line = self.fn.line + self.calls[0].count("\n", 0, off)
-        return "" if line == self.site.line else f"the same call at line {line} is "
+        return "" if line == self.site.line else f"at the same call on line {line}, "
 
     @functools.cached_property
     def calls(self) -> tuple[str, list[int]]:
