@@ -612,10 +612,14 @@ def test_hung_patch_real(ctx: Ctx) -> None:
 def test_audit_real_rules(ctx: Ctx) -> None:
     need_tree(ctx)
     rep = os.path.join(ctx.tmp, "r-real")
-    run_audit(ctx, ctx.cache, rep, "-j", "2", rules="", m="drivers/char/mwave")
-    js = json.load(open(os.path.join(rep, "linux-6.1-drivers_char_mwave", "sites.json")))
+    # meye: one file, a v4l2 driver whose ioctls take its mutex first
+    # thing (reviewed safe in tests/precision); mwave's sites are manual
+    # since the precision checks.
+    m = "drivers/staging/media/deprecated/meye"
+    run_audit(ctx, ctx.cache, rep, "-j", "2", rules="", m=m)
+    js = json.load(open(os.path.join(rep, "linux-6.1-" + m.replace("/", "_"), "sites.json")))
     conv = [s for s in js["sites"] if s["verdict"] == "convertible"]
-    check(conv, "no convertible site in drivers/char/mwave")
+    check(conv, f"no convertible site in {m}")
     check(all(s["root_kinds"] and s["chain"] for s in conv), f"convertible without root {conv}")
     check(all(s["family"] != "?" for s in js["sites"]), "unknown family")
 
