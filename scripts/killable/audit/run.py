@@ -317,12 +317,18 @@ def run_pruned(cfg: RunConfig, keep: dict[str, set[int]], live: Live | None,
     """spatch over copies of the files that keep only the bodies holding
     the `keep` lines (csource.prune_bodies: same lines and columns)."""
     with tempfile.TemporaryDirectory(prefix="killable-pruned-") as root:
-        for rel, lines in keep.items():
-            path = os.path.join(root, rel)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(csource.prune_bodies(texts[rel], lines))
+        write_pruned(root, keep, texts)
         return run_spatch(cfg, list(keep), live, root)
+
+
+def write_pruned(root: str, keep: dict[str, set[int]], texts: dict[str, str]) -> None:
+    """Copies of the files under root that keep only the bodies holding the
+    `keep` lines."""
+    for rel, lines in keep.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(csource.prune_bodies(texts[rel], lines))
 
 
 def run_families(cfg: RunConfig, files: list[str],
@@ -394,11 +400,7 @@ def patch_check(cfg: RunConfig, merged: dict[str, dict], texts: dict[str, str],
     if not keep:
         return ChunkStats()
     with tempfile.TemporaryDirectory(prefix="killable-agree-") as root:
-        for rel, lines in keep.items():
-            path = os.path.join(root, rel)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(csource.prune_bodies(texts[rel], lines))
+        write_pruned(root, keep, texts)
         groups = os.path.join(root, ".groups")
         reach = os.path.join(root, ".reach.tsv")
         with open(groups, "w", encoding="utf-8") as f:
