@@ -39,7 +39,9 @@ class PatchResult:
 def split_diff(diff: str) -> dict[str, str]:
     """A multi-file diff as file -> its part (paths as spatch printed them)."""
     out: dict[str, str] = {}
-    parts = re.split(r"(?m)^(?=diff -u -p )", diff)
+    # Without --patch spatch prints no `diff -u -p` line: a file's part
+    # starts at its `---`/`+++` pair.
+    parts = re.split(r"(?m)^(?=--- \S[^\n]*\n\+\+\+ )", diff)
     for part in parts:
         m = FILE_RE.search(part)
         if m:

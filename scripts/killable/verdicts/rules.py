@@ -400,7 +400,7 @@ class Rules:
         for c in self.external_classes(path, func):
             if c.startswith("mnf:"):
                 mnf_kinds.add(c[4:])
-            elif c and ":" not in c:
+            elif c and ":" not in c and c != "root":
                 sys_kinds.add(c)
         return sys_kinds, mnf_kinds, chain, mnf_chain
 

@@ -1,0 +1,41 @@
+"""Unit tests of killable/agree.py: which old lines a patch-mode diff covers."""
+
+from __future__ import annotations
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "scripts"))
+from killable import agree  # noqa: E402
+
+
+class TestAgree(unittest.TestCase):
+    def test_split_without_diff_headers(self) -> None:
+        # spatch without --patch prints `--- file` / `+++ /tmp/...` pairs only;
+        # taking the whole output as the first file's lost every other file.
+        d = ("--- drivers/a.c\n+++ /tmp/cocci-output-1-a.c\n@@ -10,3 +10,4 @@\n x\n-y\n+z\n+w\n"
+             "--- drivers/b.c\n+++ /tmp/cocci-output-1-b.c\n@@ -5 +5 @@\n-q\n+r\n")
+        parts = agree.split_diff(d)
+        self.assertEqual(sorted(parts), ["drivers/a.c", "drivers/b.c"])
+        self.assertEqual(agree.covered_lines(parts["drivers/a.c"]), {10, 11, 12})
+        self.assertEqual(agree.covered_lines(parts["drivers/b.c"]), {5})
+
+    def test_split_with_patch_headers(self) -> None:
+        d = ("diff -u -p a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-x\n+y\n"
+             "diff -u -p a/y.c b/y.c\n--- a/y.c\n+++ b/y.c\n@@ -2,2 +2,3 @@\n-x\n+y\n+z\n")
+        self.assertEqual({f: agree.covered_lines(p) for f, p in agree.split_diff(d).items()},
+                         {"x.c": {1}, "y.c": {2, 3}})
+
+    def test_downgrade_names_spatch_failure(self) -> None:
+        res = agree.PatchResult(covered={3}, failure="reachable by inconsistent control-flow")
+        self.assertEqual(agree.downgrade("converted", 3, res), "converted")
+        self.assertEqual(agree.downgrade("converted", 9, res),
+                         "manual: rule failed in patch mode (reachable by inconsistent "
+                         "control-flow)")
+        self.assertEqual(agree.downgrade("manual: x", 9, res), "manual: x")
+
+
+if __name__ == "__main__":
+    unittest.main()
