@@ -8,6 +8,12 @@ mode is not an error.  Where spatch could not parse the code (and so reports
 no site), stderr says so, one line a file with the lines.  spatch runs in the
 tree, so that it names files as the kernel's coccicheck does, and keeps its
 temporary files in a scratch directory: the tree is only read.
+
+With several of the project's family files (the default), patch mode runs
+them as one combined rule file, so each file gets one diff that applies
+(each family runs on the previous one's output), and report and org modes
+check each `converted` site against patch mode (killable/agree.py): a site
+patch mode cannot make is `manual: rule failed in patch mode (...)`.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-from killable import paths, spatch, tree
+from killable import agree, paths, spatch, tree
 from killable.graph import callgraph
 from killable.paths import TOP
 
@@ -130,7 +136,15 @@ def main() -> int:
     failed = 0
     parse_errors: set[tuple[str, int]] = set()
     with tempfile.TemporaryDirectory(prefix="killable-coccicheck-") as tmp:
-        for cocci in args.cocci:
+        ours = len(args.cocci) > 1 and all(
+            os.path.dirname(c) == os.path.join(TOP, "cocci") for c in args.cocci)
+        combined = ""
+        if ours:
+            combined = os.path.join(tmp, "killable-all.cocci")
+            subprocess.run(paths.module_cmd("rules") + ["--combined", combined], check=True,
+                           capture_output=True)
+        rules = [combined] if ours and args.mode == "patch" else args.cocci
+        for cocci in rules:
             if args.verbose:
                 with open(cocci, encoding="utf-8") as f:
                     print("".join(l[3:] for l in f if l.startswith("///")), file=sys.stderr)
@@ -146,6 +160,11 @@ def main() -> int:
             chunks.append(out)
     for line in parse_error_lines(args.kdir, parse_errors):
         print(line, file=sys.stderr)
+        if combined and args.mode == "report":
+            lines = agree.agree_report(args.kdir, "\n".join(chunks).splitlines(), combined,
+                                       spatch_bin=args.spatch, reach=args.reach,
+                                       timeout=args.timeout)
+            chunks = ["\n".join(lines)]
     if args.mode in ("report", "org") and args.mode == "report":
         text = "\n".join(sort_report("\n".join(chunks)))
         text = text + "\n" if text else ""

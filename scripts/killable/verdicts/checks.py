@@ -212,8 +212,9 @@ def caller_lock_dropped(c: Context) -> str:
         if c.k.tables.is_lock_release(name):
             lock = first_arg(text, off)
             if lock not in taken:
-                return (f"refused: {c.fn.name}() releases {lock or name + '()'} that its caller "
-                        "holds; it must return with it held")
+                return (f"refused: {c.fn.name}() releases {lock or name + '()'}, which it did not "
+                        "take (its caller or a callee did); a failed sleep would return "
+                        "without it")
         elif (c.k.tables.is_acquire(name) or "lock" in name) and not c.k.tables.is_pure(name):
             taken.add(first_arg(text, off))
     return ""
