@@ -22,6 +22,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -474,6 +475,29 @@ def test_coccicheck_reports_parse_errors(ctx: Ctx) -> None:
               p.returncode == 0 and any(l.startswith("coccicheck: drivers/char/tpm/tpm-sysfs.c: ")
                                         for l in p.stderr.splitlines())
               and "standard.h" not in p.stderr, said(p))
+
+
+def test_coccicheck_families_make_one_diff(ctx: Ctx) -> None:
+    """Issue 10, class 7: several families in one file give one diff that
+    applies, and every converted report line has its hunk."""
+    if not os.path.isdir(os.path.join(ctx.kdir, "include", "linux")):
+        raise Skip(f"no 6.1 tree at {ctx.kdir}")
+    m = "drivers/nvme/target/configfs.c"
+    p = killable("coccicheck", "--kdir", ctx.kdir, "--mode", "patch", "-j", "2", "-m", m)
+    diff = p.stdout
+    ctx.check("coccicheck MODE=patch: one diff for a file several families touch",
+              p.returncode == 0 and diff.count("diff -u -p ") == 1, said(p))
+    patch = os.path.join(ctx.tmp, "families.diff")
+    with open(patch, "w", encoding="utf-8") as f:
+        f.write(diff)
+    a = run(["git", "-C", ctx.kdir, "apply", "--check", patch])
+    ctx.check("the combined diff applies (git apply --check)", a.returncode == 0, a.stderr)
+    r = killable("coccicheck", "--kdir", ctx.kdir, "--mode", "report", "-j", "2", "-m", m)
+    conv = [int(ln.split(":")[1]) for ln in r.stdout.splitlines() if ln.endswith(": converted")]
+    hunks = [(int(a), int(b or 1)) for a, b in re.findall(r"(?m)^@@ -(\d+)(?:,(\d+))? ", diff)]
+    ctx.check("every converted report line has a hunk in the combined diff",
+              conv and all(any(s <= c < s + n for s, n in hunks) for c in conv),
+              f"{len(conv)} converted, {len(hunks)} hunks")
 
 
 # ---------------------------------------------------------------- item 9
