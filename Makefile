@@ -111,6 +111,18 @@ bench: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
 check-audit:
 	$(PYTHON) tests/audit/run_tests.py --kdir $(KDIR) --spatch $(SPATCH)
 
+# --- hang risk ---
+RISK_FLAGS ?=
+.PHONY: risk check-risk
+
+## make risk [KDIR=tree] [RISK_FLAGS=--validate]: hang risk of every sleep site (long sleeps, lock holders, wakers)
+risk: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
+	$(KILLABLE) risk --kdir $(KDIR) --cache $(CACHE) -j $(J) $(RISK_FLAGS)
+
+## make check-risk: tests/risk (long-sleep table, critical sections, a small tree; seconds)
+check-risk:
+	@$(PYTHON) tests/risk/run_tests.py
+
 # --- kernel ---
 # The test kernel (tests/kernel/README.md): kernel-patches/ applied to a
 # clone of $(KCACHE), killdemo converted by the tree's own coccicheck with
@@ -179,14 +191,14 @@ check-smoke: kernel-cache
 check-cli:
 	@$(PYTHON) tests/cli/run_tests.py --kdir $(KCACHE)
 
-## make check: every test (fast tier, real-tree smoke, CLI, precision corpus, audit, batches, kernel patches and the boot test)
+## make check: every test (fast tier, real-tree smoke, CLI, precision corpus, audit, risk, batches, kernel patches and the boot test)
 ## make check-precision: the reviewed real 6.1 sites keep their verdicts and hunks (tests/precision)
 .PHONY: check-precision
 check-precision: kernel-cache
 	@$(PYTHON) tests/precision/precision.py --kdir $(KCACHE) -j $(J) check
 
 check: deps
-	@rc=0; for t in check-fast check-smoke check-cli check-precision check-audit check-batches kernel-patches-check check-kernel; do \
+	@rc=0; for t in check-fast check-smoke check-cli check-precision check-audit check-risk check-batches kernel-patches-check check-kernel; do \
 		echo "== $$t"; $(MAKE) --no-print-directory $$t || rc=1; \
 	done; exit $$rc
 

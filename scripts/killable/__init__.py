@@ -6,6 +6,7 @@ The pipeline, one stage a subpackage, in the order a run goes through them:
   scan/          C source facts per file: functions, calls, stores (csource)
   graph/         roots and reachability: in-file (reach) and whole-tree (callgraph)
   verdicts/      the rules' Python half: per site, converted, manual or refused, and why
+  risk/          hang risk: long sleeps up the graph, locks' critical sections, wakers
   generate.py    cocci/*.cocci from cocci/templates/ and the primitive table
   spatch.py      spatch command lines, rule options, version, the report line
   coccicheck.py  run the rules like the kernel's coccicheck
@@ -30,4 +31,5 @@ COMMANDS = {
     "scan": ("killable.scan.csource", "print the C facts of files"),
     "reach": ("killable.graph.reach", "print in-file reachability of files"),
     "graph": ("killable.graph.callgraph", "build or query the whole-tree call graph"),
+    "risk": ("killable.risk.run", "hang risk of every site; --validate against 6.1's killable calls"),
 }

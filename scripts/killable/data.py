@@ -8,6 +8,7 @@ separated, `#` comments.  Nothing else in the package opens these files.
   syscall-roots.tsv        where system calls enter (ops members, macros)
   must-not-fail-roots.tsv  where a failure must not happen (release, remove, ...)
   side-effect-free.tsv     calls a function may make before a sleep with nothing to undo
+  long-sleeps.tsv          operations that can block long: class, what bounds them
 """
 
 from __future__ import annotations
@@ -114,3 +115,42 @@ def load_name_table(path: str) -> tuple[frozenset[str], list[re.Pattern]]:
 def load_side_effect_free(path: str = os.path.join(DATA_DIR, "side-effect-free.tsv")
                           ) -> tuple[frozenset[str], list[re.Pattern]]:
     return load_name_table(path)
+
+
+@dataclass(frozen=True)
+class LongSleep:
+    name: str
+    klass: str          # io | usb | firmware | user-memory | network | wait | flush | poll-loop | ...
+    bound: str          # none | internal:DUR | arg:N:UNIT | sleep:N:UNIT | work:N
+    note: str = ""
+
+    def bound_kind(self) -> str:
+        return self.bound.split(":", 1)[0]
+
+    def bound_arg(self) -> tuple[int, str]:
+        """(argument index from 1, unit) of an arg:, sleep: or work: bound,
+        else (0, "")."""
+        parts = self.bound.split(":") + [""]
+        if parts[0] in ("arg", "sleep", "work") and parts[1].isdigit():
+            return int(parts[1]), parts[2]
+        return 0, ""
+
+
+LONG_SLEEP_BOUND = re.compile(r"^(none|internal:\d+(ms|s)|(arg|sleep):\d+:(jiffies|ms|us|s)"
+                              r"|work:\d+)$")
+
+
+def load_long_sleeps(path: str = os.path.join(DATA_DIR, "long-sleeps.tsv")) -> dict[str, LongSleep]:
+    """name -> LongSleep; a malformed line is an error naming it."""
+    out: dict[str, LongSleep] = {}
+    with open(path, encoding="utf-8") as f:
+        for n, raw in enumerate(f, 1):
+            if not raw.strip() or raw.lstrip().startswith("#"):
+                continue
+            cols = [c.strip() for c in raw.rstrip("\n").split("\t")]
+            if len(cols) < 3 or not re.match(r"^[A-Za-z_]\w*$", cols[0]) or not cols[1] \
+                    or not LONG_SLEEP_BOUND.match(cols[2]):
+                raise ValueError(f"{path}:{n}: want name<TAB>class<TAB>bound[<TAB>note]: "
+                                 f"{raw.strip()!r}")
+            out[cols[0]] = LongSleep(cols[0], cols[1], cols[2], cols[3] if len(cols) > 3 else "")
+    return out
