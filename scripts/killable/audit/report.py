@@ -32,7 +32,10 @@ from killable.graph.callgraph import atomic_write
 
 VERDICTS = ["convertible", "manual", "refused", "not on a syscall path"]
 COLUMNS = ["file", "line", "col", "function", "primitive", "family", "verdict", "reason",
-           "root_kinds", "chain", "mnf_kinds", "subsystem", "driver"]
+           "root_kinds", "chain", "mnf_kinds", "subsystem", "driver", "risk", "risk_evidence"]
+# Hang risk (killable.risk), the last two columns; "" when the audit ran with --no-risk.
+RISK_COLUMNS = ["risk", "risk_evidence"]
+RISKS = ["high", "low", "unknown", ""]
 COLORS = {"convertible": "#2e7d32", "manual": "#f9a825", "refused": "#c62828",
           "not on a syscall path": "#9e9e9e"}
 
@@ -42,6 +45,9 @@ def all_sites(data: dict) -> list[dict]:
     for rel in sorted(data["files"]):
         out.extend(data["files"][rel]["sites"])
     out.sort(key=lambda s: (s["file"], s["line"], s["col"], s["primitive"]))
+    for s in out:       # a result from before the risk stage
+        for k in RISK_COLUMNS:
+            s.setdefault(k, "")
     return out
 
 
@@ -116,6 +122,7 @@ def summary_md(data: dict) -> str:
     lines += table(["driver", "convertible", "manual", "refused", "not on a syscall path"],
                    [[f"`{d}`"] + [drv[d].get(v, 0) for v in VERDICTS] for d in top
                     if drv[d]["convertible"] + drv[d]["manual"]])
+    lines += risk_md(sites)
     lines += ["", "## By subsystem", ""]
     sub = group("subsystem")
     lines += table(["subsystem"] + VERDICTS + ["total"],
@@ -156,6 +163,36 @@ def recorded_source(outdir: str) -> str:
     except OSError:
         return ""
     return m.group(1) if m else ""
+
+
+def risk_md(sites: list[dict]) -> list[str]:
+    """Sites by hang risk, and the drivers ranked by high-risk sites."""
+    if not sites:
+        return []
+    if not any(s.get("risk") for s in sites):
+        return ["", "## Hang risk", "", "Not computed (the audit ran with --no-risk)."]
+    by: dict[str, Counter] = defaultdict(Counter)
+    for s in sites:
+        by[s.get("risk") or "not computed"][s["verdict"]] += 1
+    lines = ["", "## Hang risk", "",
+             "`high`: some holder of the lock sleeps long while holding it, or the wake-up "
+             "depends on hardware, another process, user space or the network; `low`: every "
+             "holder found does short work, or a short timeout bounds the wait; `unknown`: "
+             "holders or wakers not found.  The evidence is in `sites.csv` (`risk_evidence`); "
+             "`python3 -m killable risk` explains the ranking.", ""]
+    lines += table(["risk"] + VERDICTS + ["total"],
+                   [[r] + [by[r].get(v, 0) for v in VERDICTS] + [sum(by[r].values())]
+                    for r in RISKS + ["not computed"] if by.get(r)])
+    drv: dict[str, Counter] = defaultdict(Counter)
+    for s in sites:
+        if s.get("risk") == "high" and s["verdict"] in ("convertible", "manual"):
+            drv[s["driver"]][s["verdict"]] += 1
+    top = sorted(drv, key=lambda d: (-(drv[d]["convertible"] + drv[d]["manual"]), d))[:30]
+    lines += ["", "## Top 30 drivers by high-risk convertible + manual sites", ""]
+    lines += table(["driver", "high-risk convertible", "high-risk manual", "total"],
+                   [[f"`{d}`", drv[d]["convertible"], drv[d]["manual"],
+                     drv[d]["convertible"] + drv[d]["manual"]] for d in top])
+    return lines
 
 
 def sites_csv(sites: list[dict]) -> str:
@@ -253,7 +290,9 @@ def page_data(sites: list[dict]) -> dict:
         "v": [VERDICTS.index(s["verdict"]) for s in sites],
         "r": [ri[s["reason"]] for s in sites],
         "k": [ki[s["root_kinds"]] for s in sites], "m": [ki[s["mnf_kinds"]] for s in sites],
-        "ch": [ci[s["chain"]] for s in sites], "mc": [ci[s["mnf_chain"]] for s in sites]}
+        "ch": [ci[s["chain"]] for s in sites], "mc": [ci[s["mnf_chain"]] for s in sites],
+        "rk": [RISKS.index(s.get("risk", "")) if s.get("risk", "") in RISKS else 3
+               for s in sites]}
     return {
         "n": len(sites), "fDelta": fd, "cols": {k: pack(v) for k, v in cols.items()},
         "files": front([x[0] for x in files]), "fileDrv": pack([di[x[1]] for x in files]),
@@ -296,7 +335,7 @@ def index_html(data: dict, checkout_rules: str | None = None) -> str:
             f'&middot; {t["failed_files"]} timed out or crashed'
             + (f' &middot; <b>incomplete: {left} files not audited</b>' if left else ""))
     blob = dict(page_data(sites), verdicts=VERDICTS, colors=[COLORS[v] for v in VERDICTS],
-                pageRows=PAGE_ROWS)
+                pageRows=PAGE_ROWS, risks=RISKS)
     js = json.dumps(blob, separators=(",", ":")).replace("<", "\\u003c")
     parts = {"TREE": html.escape(data["tree"]), "META": meta, "STALE": stale, "DATA": js,
              "FAMILIES": "".join(f'<option value="{html.escape(f)}">{html.escape(f)}</option>'
@@ -375,6 +414,7 @@ tr.site { cursor: pointer; }
 tr.site:hover, tr.site:focus { background: #f5f8fd; outline: none; }
 tr.site.sel { background: #dce7f8; }
 .mnf { color: #a32020; }
+td.risk.r-high { color: #a32020; font-weight: 600; }
 tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12px;
   border-bottom: 2px solid #9db7e0; }
 .det { display: grid; grid-template-columns: 150px minmax(0, 1fr); gap: 5px 12px; }
@@ -402,6 +442,7 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
 <div id="controls">
  <span id="chips"></span>
  <label>family <select id="family"><option value="">all</option>%FAMILIES%</select></label>
+ <label title="hang risk: high when a holder of the lock sleeps long, or the wake-up depends on hardware, another process, user space or the network">risk <select id="risk"><option value="">all</option><option value="high">high</option><option value="low">low</option><option value="unknown">unknown</option></select></label>
  <input id="filter" type="search" placeholder="filter: words in file, function, chain, reason&hellip;"
   aria-label="filter" autocomplete="off" spellcheck="false">
 </div>
@@ -409,9 +450,9 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
 <div id="loose" hidden></div>
 <table id="sites">
 <colgroup><col style="width:22%"><col style="width:5%"><col style="width:15%"><col style="width:12%">
-<col style="width:12%"><col style="width:9%"><col style="width:25%"></colgroup>
+<col style="width:12%"><col style="width:6%"><col style="width:8%"><col style="width:20%"></colgroup>
 <thead><tr><th data-col="file">file</th><th data-col="line">line</th><th data-col="function">function</th>
-<th data-col="primitive">primitive</th><th data-col="verdict">verdict</th>
+<th data-col="primitive">primitive</th><th data-col="verdict">verdict</th><th data-col="risk">risk</th>
 <th data-col="root_kinds" title="syscall root kinds; must-not-fail kinds in red">roots</th>
 <th data-col="reason">reason</th></tr></thead>
 <tbody></tbody></table>
@@ -451,7 +492,7 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
   var DRVS = unfront(D.drivers), SUBS = D.subs, PRIMS = D.prims, PFAM = unpack(D.primFam);
   var FAMS = D.fams, KINDS = D.kinds, NAMES = unfront(D.names), TMPLS = unfront(D.tmpls);
   var RT = unpack(D.reasonT), RC = unpack(D.reasonC);
-  var VERD = D.verdicts, COLORS = D.colors, ROWS = D.pageRows;
+  var VERD = D.verdicts, COLORS = D.colors, ROWS = D.pageRows, RISKS = D.risks;
   var CLEN = unpack(D.chainLen), CTOK = unpack(D.chainTok), COFF = new Int32Array(CLEN.length + 1);
   for (i = 0; i < CLEN.length; i++) COFF[i + 1] = COFF[i] + CLEN[i];
   var SITE_DRV = new Int32Array(N), SITE_SUB = new Int32Array(N), SITE_FAM = new Int32Array(N);
@@ -474,7 +515,7 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
   var VI = indexOf(VERD), FI = indexOf(FAMS), SI = indexOf(SUBS), DI = indexOf(DRVS);
   // sort keys: every table is sorted, so a column's integers sort as its text
   var KEYS = {file: null, line: C.l, col: C.c, 'function': C.n, primitive: C.p, family: SITE_FAM,
-    verdict: C.v, reason: C.r, root_kinds: C.k, mnf_kinds: C.m, chain: C.ch, mnf_chain: C.mc,
+    verdict: C.v, risk: C.rk, reason: C.r, root_kinds: C.k, mnf_kinds: C.m, chain: C.ch, mnf_chain: C.mc,
     subsystem: SITE_SUB, driver: SITE_DRV};
   var perms = {};
   function permFor(col) {
@@ -523,9 +564,9 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
   }
   // ---- state, kept in the URL hash
   var COLS = Object.keys(KEYS);
-  var DEF = {subsystem: '', driver: '', verdict: [], family: '', filter: '', sort: 'file',
+  var DEF = {subsystem: '', driver: '', verdict: [], family: '', risk: '', filter: '', sort: 'file',
     dir: 'asc', page: 1, site: -1};
-  var ORDER = ['subsystem', 'driver', 'verdict', 'family', 'filter', 'sort', 'dir', 'page', 'site'];
+  var ORDER = ['subsystem', 'driver', 'verdict', 'family', 'risk', 'filter', 'sort', 'dir', 'page', 'site'];
   var state = {}, notes = [];
   function siteKey(i) { return FILES[C.f[i]] + ':' + C.l[i] + ':' + C.c[i]; }
   function findSite(key) {
@@ -552,6 +593,8 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
           else notes.push('Unknown verdict \u201c' + x + '\u201d: showing ' + (vs.length ? 'the others.' : 'all verdicts.'));
         });
         s.verdict = vs.length === VERD.length ? [] : vs;
+      } else if (key === 'risk') {
+        if (RISKS.indexOf(v) >= 0) s.risk = v; else notes.push('Unknown risk \u201c' + v + '\u201d: showing every risk.');
       } else if (key === 'family') {
         if (v in FI || !v) s.family = v; else notes.push('Unknown family \u201c' + v + '\u201d: showing all families.');
       } else if (key === 'subsystem') {
@@ -606,7 +649,7 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
   var SUBV = new Int32Array(SUBS.length * 4), DRVV = new Int32Array(DRVS.length * 4), CHIP = new Int32Array(4);
   var computed = '';
   function compute() {
-    var sig = [state.sort, state.dir, state.filter, state.verdict.join(','), state.family,
+    var sig = [state.sort, state.dir, state.filter, state.verdict.join(','), state.family, state.risk,
       state.subsystem, state.driver].join('\u0000');
     if (sig === computed) return;
     var t0 = performance.now();
@@ -615,12 +658,13 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     var vmask = 0;
     state.verdict.forEach(function (v) { vmask |= 1 << VI[v]; });
     if (!vmask) vmask = 15;
+    var rsk = state.risk ? RISKS.indexOf(state.risk) : -1;
     var fam = state.family ? FI[state.family] : -1, sub = state.subsystem ? SI[state.subsystem] : -1,
       drv = state.driver ? DI[state.driver] : -1;
     SUBV.fill(0); DRVV.fill(0); CHIP.fill(0); nrows = 0;
     for (var j = 0; j < N; j++) {
       var i = desc ? perm[N - 1 - j] : perm[j];
-      if ((tm && !tm[i]) || (fam >= 0 && SITE_FAM[i] !== fam)) continue;
+      if ((tm && !tm[i]) || (fam >= 0 && SITE_FAM[i] !== fam) || (rsk >= 0 && C.rk[i] !== rsk)) continue;
       var v = C.v[i], s = SITE_SUB[i], d = SITE_DRV[i];
       var here = (sub < 0 || s === sub) && (drv < 0 || d === drv);
       if (here) CHIP[v]++;
@@ -675,6 +719,7 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
       '">' + esc(SUBS[SITE_SUB[i]]) + '</a> &rsaquo; <a data-drv="' + esc(DRVS[SITE_DRV[i]]) + '">' +
       esc(DRVS[SITE_DRV[i]]) + '</a> &middot; <a href="' + esc(hashOf(state)) + '">link</a></div>' +
       '<b>verdict</b><div><span class="dot" style="background:' + COLORS[v] + '"></span>' + esc(VERD[v]) + '</div>' +
+      '<b>hang risk</b><div class="risk-full">' + (RISKS[C.rk[i]] ? esc(RISKS[C.rk[i]]) + ' <span class="dir">(evidence: <code>risk_evidence</code> in sites.csv)</span>' : '<span class="dir">not computed</span>') + '</div>' +
       '<b>reason</b><div class="reason-full">' + (reason ? esc(reason) : '<span class="dir">none given</span>') + '</div>' +
       '<b>syscall chain</b><div class="chain-syscall">' + chainHTML(C.ch[i], KINDS[C.k[i]], 'no syscall root reaches ' + esc(NAMES[C.n[i]]) + '()') + '</div>' +
       '<b>must-not-fail chain</b><div class="chain-mnf mnf">' + chainHTML(C.mc[i], KINDS[C.m[i]], '<span class="dir">none</span>') + '</div>' +
@@ -689,6 +734,7 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
       '<td class="function mono" title="' + esc(NAMES[C.n[i]]) + '">' + esc(NAMES[C.n[i]]) + '</td>' +
       '<td class="primitive mono">' + esc(PRIMS[C.p[i]]) + '</td>' +
       '<td class="verdict"><span class="dot" style="background:' + COLORS[v] + '"></span>' + esc(VERD[v]) + '</td>' +
+      '<td class="risk r-' + (RISKS[C.rk[i]] || 'none') + '">' + esc(RISKS[C.rk[i]]) + '</td>' +
       '<td class="roots" title="' + esc(rk + (mk ? ' | must-not-fail: ' + mk : '')) + '">' + esc(rk.replace(/;/g, ' ')) +
       (mk ? ' <span class="mnf">' + esc(mk.replace(/;/g, ' ')) + '</span>' : '') + '</td>' +
       '<td class="reason" title="' + esc(reason) + '"><div>' + esc(reason) + '</div></td></tr>';
@@ -713,10 +759,10 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     var first = (state.page - 1) * ROWS, last = Math.min(nrows, first + ROWS), html = [];
     for (j = first; j < last; j++) {
       html.push(rowHTML(rows[j]));
-      if (rows[j] === state.site) html.push('<tr class="detail"><td colspan="7">' + detailHTML(rows[j]) + '</td></tr>');
+      if (rows[j] === state.site) html.push('<tr class="detail"><td colspan="8">' + detailHTML(rows[j]) + '</td></tr>');
     }
     document.querySelector('#sites tbody').innerHTML = html.join('') ||
-      '<tr><td colspan="7" class="empty">No site matches these filters.</td></tr>';
+      '<tr><td colspan="8" class="empty">No site matches these filters.</td></tr>';
     var loose = $('loose');
     if (state.site >= 0 && at < 0) {
       loose.innerHTML = '<p>This site is outside the current filters.</p>' + detailHTML(state.site);
@@ -749,6 +795,7 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     var input = $('filter');
     if (input.value !== state.filter && document.activeElement !== input) input.value = state.filter;
     $('family').value = state.family;
+    $('risk').value = state.risk;
     var note = $('note');
     note.hidden = !notes.length;
     note.querySelector('ul').innerHTML = notes.map(function (n) { return '<li>' + esc(n) + '</li>'; }).join('');
@@ -823,6 +870,7 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     if (e.key === 'Enter' && e.target.matches && e.target.matches('tr.site')) e.target.click();
   });
   $('family').addEventListener('change', function (e) { go({family: e.target.value}, false); });
+  $('risk').addEventListener('change', function (e) { go({risk: e.target.value}, false); });
   function fromHash() {
     if (location.hash === seenHash) return;
     readHash(); reveal = true; writeHash(false); render();
@@ -836,16 +884,24 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
 </body></html>
 """
 
-def dump_json(obj, depth: int = 2) -> str:
+def dump_json(obj, depth: int = 2, sort_records: bool = True) -> str:
     """JSON with one record a line down to `depth`: diffs stay readable, and
     the records go through the C encoder (with `indent` json is pure Python,
-    5 s of a warm whole-tree run)."""
+    5 s of a warm whole-tree run).  sort_records=False keeps the records'
+    own key order."""
     if depth and isinstance(obj, dict) and obj:
-        return "{\n" + ",\n".join(f"{json.dumps(k)}: {dump_json(obj[k], depth - 1)}"
+        return "{\n" + ",\n".join(f"{json.dumps(k)}: {dump_json(obj[k], depth - 1, sort_records)}"
                                    for k in sorted(obj)) + "\n}"
     if depth and isinstance(obj, list) and obj:
-        return "[\n" + ",\n".join(dump_json(x, depth - 1) for x in obj) + "\n]"
-    return json.dumps(obj, sort_keys=True)
+        return "[\n" + ",\n".join(dump_json(x, depth - 1, sort_records) for x in obj) + "\n]"
+    return json.dumps(obj, sort_keys=sort_records)
+
+
+def risk_last(site: dict) -> dict:
+    """A site with its keys sorted, the risk columns last."""
+    out = {k: site[k] for k in sorted(site) if k not in RISK_COLUMNS}
+    out.update((k, site.get(k, "")) for k in RISK_COLUMNS)
+    return out
 
 
 def write_reports(data: dict, outdir: str) -> None:
@@ -857,7 +913,7 @@ def write_reports(data: dict, outdir: str) -> None:
     atomic_write(os.path.join(outdir, "sites.json"), dump_json(
         {"tree": data["tree"], "rules_version": data["rules_version"],
          "spatch_version": data["spatch_version"], "subdir": data["subdir"],
-         "sites": sites}) + "\n")
+         "sites": [risk_last(x) for x in sites]}, sort_records=False) + "\n")
     atomic_write(os.path.join(outdir, "summary.md"), summary_md(data))
     atomic_write(os.path.join(outdir, "index.html"), index_html(data))
 

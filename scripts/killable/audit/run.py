@@ -13,9 +13,10 @@
      status ok|timeout|crash|skipped) is cached under CACHE/audit-cache/spatch
      by sha256(file) + rules version + the file's reach lines, written
      atomically, so a killed run resumes where it stopped;
-  4. verdicts are joined with the graph into site records and the reports
-     (reports/<tree>/summary.md, sites.csv, sites.json, index.html) are
-     written through temporary files and renames.
+  4. verdicts are joined with the graph into site records, each ranked by
+     hang risk (killable.risk: risk, risk_evidence; --no-risk skips it), and
+     the reports (reports/<tree>/summary.md, sites.csv, sites.json,
+     index.html) are written through temporary files and renames.
 
 --shard K/N writes one deterministic part (by directory) to a result file;
 --merge A B ... joins such parts into the reports.
@@ -46,6 +47,7 @@ from killable.graph import callgraph
 from killable.scan import csource
 from killable.verdicts import rules as killable_rules
 from killable.audit import report as report_audit
+from killable.risk import analysis as risk_analysis
 
 RESULT_FORMAT = "killable-audit-1"
 CACHE_FORMAT = "2"
@@ -724,6 +726,7 @@ class Options:
     files: list[str] = field(default_factory=list)
     progress: bool = True
     strict_scan: bool = False
+    risk: bool = True
     kcache: str = kernel_tree.DEFAULT_KCACHE
     force: bool = False
 
@@ -783,6 +786,12 @@ def audit(o: Options) -> dict:
     not_audited = sorted(set(files) - set(results))
 
     joined = join(results, families, res.lookup)
+    # 4. hang risk (killable.risk): risk and risk_evidence, last in each site
+    t2 = time.time()
+    ra = risk_analysis.analyze(kdir, o.cache, o.jobs, res=res, subdirs=scope) if o.risk else None
+    for r in joined.values():
+        risk_analysis.annotate(r["sites"], ra)
+    t_risk = time.time() - t2
     data = {"format": RESULT_FORMAT, "tree": tree, "source": source, "subdir": sub,
             "rules_version": rver, "spatch_version": sver,
             "shard": f"{o.shard[0]}/{o.shard[1]}" if o.shard else "",
@@ -792,7 +801,8 @@ def audit(o: Options) -> dict:
                       if k not in ("scan_cache_hits", "scan_s", "build_s", "bfs_s",
                                    "graph_cached", "rescanned")}}
     run_stats = {"wall_s": round(time.time() - t_start, 2), "graph_s": round(t_graph, 2),
-                 "spatch_s": round(t_spatch, 2), "spatch_runs": len(stats),
+                 "spatch_s": round(t_spatch, 2), "risk_s": round(t_risk, 2),
+                 "spatch_runs": len(stats),
                  "spatch_ran_files": sum(1 for r in results.values() if r.get("_ran")),
                  "spatch_user_s": round(sum(s.user for s in stats), 2),
                  "spatch_sys_s": round(sum(s.sys for s in stats), 2),
@@ -881,6 +891,8 @@ def main() -> int:
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--strict-scan", action="store_true",
                     help="rescan files whose graph facts come from an older csource version")
+    ap.add_argument("--no-risk", action="store_true",
+                    help="leave the risk columns empty (no hang-risk analysis, ~1 min less)")
     ap.add_argument("--kcache", default=kernel_tree.DEFAULT_KCACHE,
                     help="the kernel cache make deps unpacks: its reports are linux-X.Y, "
                          "any other tree's linux-X.Y-<hash>")
@@ -910,7 +922,8 @@ def main() -> int:
                     spflags=audit_spflags(args.spflags),
                     shard=shard, out=args.out, graph_scope=args.graph_scope,
                     files=args.files, progress=not args.no_progress,
-                    strict_scan=args.strict_scan, kcache=args.kcache, force=args.force)
+                    strict_scan=args.strict_scan, kcache=args.kcache, force=args.force,
+                    risk=not args.no_risk)
         d = audit(o)
     except (AuditError, spatch.SpatchError) as e:
         print(f"audit: error: {e}", file=sys.stderr)

@@ -352,7 +352,9 @@ def analyze(kdir: str, cache: str, jobs: int, res: callgraph.Result | None = Non
     files = risk_files(kdir, all_sleeps)
     if subdirs:
         files = [f for f in files if any(f.startswith(s.strip("/") + "/") for s in subdirs)]
-    per_file = scan_files(kdir, files, cache, jobs, all_sleeps, sleeps_path)
+    # In file order: which holder or waker an evidence names must not
+    # depend on which worker finished first.
+    per_file = dict(sorted(scan_files(kdir, files, cache, jobs, all_sleeps, sleeps_path).items()))
     t3 = time.time()
     say(f"risk: scanned {len(files)} files {t3 - t2:.1f}s")
     funcs: dict[tuple[str, str], dict] = {}
@@ -525,8 +527,14 @@ def analyze(kdir: str, cache: str, jobs: int, res: callgraph.Result | None = Non
         else:
             r, ev = lock_risk.get(ident, ("", ""))
             if r == "high":
-                own_long = sec.long
-                s.risk, s.evidence = "high", f"{ident}: {own_long or ev}"
+                # The holder a reviewer of this site would look at first:
+                # its own section, then one in its file, directory, tree part.
+                d = os.path.dirname(rel)
+                best = min((x for x in sections[ident] if x.long),
+                           key=lambda x: (x is not sec, x.rel != rel, os.path.dirname(x.rel) != d,
+                                          x.rel.split("/")[:2] != rel.split("/")[:2],
+                                          evidence_rank(x.long), x.rel, x.line))
+                s.risk, s.evidence = "high", f"{ident}: {best.long}"
             else:
                 secs = sections[ident]
                 open_ = [x for x in secs if x.escapes and not x.trylock]
@@ -605,3 +613,22 @@ def analyze(kdir: str, cache: str, jobs: int, res: callgraph.Result | None = Non
              "locks": len(sections), "sites": len(sites),
              "seconds": round(t5 - t0, 1)}
     return Analysis(res, sleeps, funcs, op, nxt, sections, lock_risk, sites, stats)
+
+
+# ---------------------------------------------------------------- for the audit and batches
+
+RISK_COLUMNS = ("risk", "risk_evidence")
+
+
+def annotate(sites: list[dict], a: Analysis | None) -> None:
+    """Add risk and risk_evidence to audit site records (file, line,
+    primitive), last; both "" when no analysis ran (--no-risk)."""
+    for s in sites:
+        if a is None:
+            risk, ev = "", ""
+        else:
+            risk, ev = a.rank(s["file"], s["line"], s["primitive"])
+        for k in RISK_COLUMNS:
+            s.pop(k, None)
+        s["risk"] = risk
+        s["risk_evidence"] = ev
