@@ -202,6 +202,85 @@ static void returns_locked(struct foo_dev *dev)
     check(f["returns_locked"]["sections"][0][4] == 1, "a lock returned held escapes")
 
 
+BATCH_C = """\
+static int helper(struct d *d)
+{
+	mutex_lock(&d->a);
+	return 0;
+}
+
+static int low(struct d *d)
+{
+	mutex_lock(&d->b);
+	return 0;
+}
+
+static int caller(struct d *d)
+{
+	helper(d);
+	return 0;
+}
+"""
+BATCH_DIFF = """\
+diff -u -p a/x/x.c b/x/x.c
+--- a/x/x.c
++++ b/x/x.c
+@@ -2,3 +2,4 @@ static int helper(struct d *d)
+ {
+-	mutex_lock(&d->a);
++	if (mutex_lock_killable(&d->a))
++		return -EINTR;
+ 	return 0;
+@@ -8,3 +9,4 @@ static int low(struct d *d)
+ {
+-	mutex_lock(&d->b);
++	if (mutex_lock_killable(&d->b))
++		return -EINTR;
+ 	return 0;
+@@ -14,3 +16,5 @@ static int caller(struct d *d)
+ {
+-	helper(d);
++	int ret = helper(d);
++	if (ret)
++		return ret;
+ 	return 0;
+"""
+
+
+class FakeRisk:
+    def __init__(self, ranks: dict):
+        self.ranks = ranks
+
+    def rank(self, rel: str, line: int, prim: str) -> tuple[str, str]:
+        return self.ranks.get((rel, line), ("unknown", "not seen"))
+
+
+def test_batches_keep_high_risk() -> None:
+    from killable.batches import series
+    with tempfile.TemporaryDirectory() as tmp:
+        os.makedirs(os.path.join(tmp, "x"))
+        with open(os.path.join(tmp, "x", "x.c"), "w") as f:
+            f.write(BATCH_C)
+        sites = [series.Site("x/x.c", 3, 1, "mutex_lock", "helper", "converted"),
+                 series.Site("x/x.c", 9, 1, "mutex_lock", "low", "converted")]
+        ra = FakeRisk({("x/x.c", 3): ("high", "held across usb_bulk_msg() in w(), x/x.c:1"),
+                       ("x/x.c", 9): ("low", "short")})
+        out = series.keep_high_risk(tmp, series.split_diff(BATCH_DIFF), sites, ra)
+        piece = out["x/x.c"]
+        check("d->a" in piece and "d->b" not in piece and "int ret = helper(d);" in piece,
+              f"the high helper and its caller's plumbing kept, the low one dropped:\n{piece}")
+        check("@@ -14,3 +15,5 @@" in piece, f"later hunks renumbered:\n{piece}")
+        check(sites[1].verdict == "not taken: hang risk low" and sites[0].verdict == "converted"
+              and sites[0].risk == "high", f"{sites}")
+        unit = series.Unit(["x/x.c"], piece, sites, "S", "x:", [])
+        body = series.make_body(unit, series.load_twins())
+        check("Why these can hang" in body and "helper(): mutex_lock(): held across usb_bulk_msg()"
+              in body and all(len(line) <= 75 for line in body.splitlines()), body)
+        r = subprocess.run(["git", "apply", "--check", "-"], cwd=tmp, input=piece, text=True,
+                           capture_output=True)
+        check(r.returncode == 0, f"the cut diff applies: {r.stderr}")
+
+
 # ---------------------------------------------------------------- a small tree
 
 TREE = {

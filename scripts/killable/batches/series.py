@@ -7,6 +7,9 @@ commits one patch per file (files coupled by a converted helper go together)
 in a private clone of the tree, checks every patch (checkpatch --strict, a
 C=1 sparse compile of each changed file on an allmodconfig build), and writes
 `git format-patch --cover-letter --thread=shallow` series plus SUMMARY.md.
+Only the functions whose converted sites the hang-risk stage (killable.risk)
+ranks high are kept, with the evidence in each commit message; --all keeps
+every convertible site.
 The tree and its repository are only read: commits live in a clone that
 borrows the tree's objects (`git clone --shared`).
 """
@@ -33,6 +36,8 @@ from typing import Iterable, Optional
 from killable import paths, spatch
 from killable.graph import callgraph
 from killable.paths import TOP
+from killable.risk import analysis as risk_analysis
+from killable.scan import csource
 DIAG = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):(?:(?P<col>\d+):)? "
                   r"(?P<kind>warning|error): (?P<msg>.*)$")
 DIAG_ANY = re.compile(r"^\S+:\d+:(?:\d+:)? (?:warning|error): ", re.M)
@@ -87,6 +92,8 @@ class Site:
     prim: str
     func: str
     verdict: str
+    risk: str = ""          # hang risk (killable.risk), when it was ranked
+    evidence: str = ""
 
     def where(self) -> str:
         return f"{self.file}:{self.line}"
@@ -172,6 +179,107 @@ def split_diff(text: str) -> dict[str, str]:
         if cur is not None:
             cur.append(line)
     return {k: "".join(v) for k, v in pieces.items()}
+
+
+HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
+
+
+def hunks_of(piece: str) -> tuple[list[str], list[list]]:
+    """(header lines, [[old start, old len, new start, new len, tail, body lines]])."""
+    head: list[str] = []
+    hunks: list[list] = []
+    for line in piece.splitlines(keepends=True):
+        m = HUNK.match(line.rstrip("\n"))
+        if m:
+            hunks.append([int(m.group(1)), int(m.group(2) if m.group(2) is not None else 1),
+                          int(m.group(3)), int(m.group(4) if m.group(4) is not None else 1),
+                          m.group(5), []])
+        elif hunks:
+            hunks[-1][5].append(line)
+        else:
+            head.append(line)
+    return head, hunks
+
+
+def hunk_functions(spans: list[tuple[int, int, str]], hunk: list) -> set[str]:
+    """The functions of the original file whose lines a hunk changes."""
+    old = hunk[0]
+    changed: list[int] = []
+    for line in hunk[5]:
+        if line.startswith("-"):
+            changed.append(old)
+            old += 1
+        elif line.startswith("+"):
+            changed.append(old)
+        elif not line.startswith("\\"):
+            old += 1
+    return {name for a, b, name in spans for c in changed if a <= c <= b}
+
+
+def keep_high_risk(kdir: str, pieces: dict[str, str], sites: list[Site],
+                   ra: "risk_analysis.Analysis") -> dict[str, str]:
+    """The diff pieces cut down to the functions with a high-risk converted
+    site, and the hunks that plumb their callers.  The other converted sites
+    get the verdict `not taken: hang risk low|unknown`."""
+    conv = [s for s in sites if s.verdict == "converted"]
+    for s in conv:
+        s.risk, s.evidence = ra.rank(s.file, s.line, s.prim)
+    keep = {(s.file, s.func) for s in conv if s.risk == "high"}
+    conv_funcs: dict[str, set[str]] = collections.defaultdict(set)
+    for s in conv:
+        conv_funcs[s.file].add(s.func)
+    parsed: dict[str, tuple[list[str], list[list], list[set[str]]]] = {}
+    for f, piece in pieces.items():
+        try:
+            with open(os.path.join(kdir, f), encoding="utf-8", errors="replace") as fh:
+                clean = csource.blank_noise(fh.read())
+            spans = [(fn.line, fn.end_line, fn.name)
+                     for _a, _b, fn in csource.function_bodies(clean, csource.LineIndex(clean))]
+        except OSError:
+            spans = []
+        head, hunks = hunks_of(piece)
+        parsed[f] = (head, hunks, [hunk_functions(spans, h) for h in hunks])
+    # A hunk that changes a kept function and another converted one keeps both.
+    changed = True
+    while changed:
+        changed = False
+        for f, (_head, _hunks, funcs) in parsed.items():
+            for fs in funcs:
+                mine = fs & conv_funcs[f]
+                if any((f, x) in keep for x in mine) and not all((f, x) in keep for x in mine):
+                    keep |= {(f, x) for x in mine}
+                    changed = True
+    kept_names = {x for _f, x in keep}
+    dropped_names = {s.func for s in conv} - kept_names
+    out: dict[str, str] = {}
+    for f, (head, hunks, funcs) in parsed.items():
+        kept: list[list] = []
+        for h, fs in zip(hunks, funcs):
+            mine = fs & conv_funcs[f]
+            if mine:
+                ok = any((f, x) in keep for x in mine)
+            else:
+                # Plumbing (a caller of a converted helper, a prototype): kept
+                # with the helper it is for.
+                text = "".join(l[1:] for l in h[5] if l[:1] in "+-")
+                calls = set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", text))
+                ok = bool(calls & kept_names) or not calls & dropped_names
+            if ok:
+                kept.append(h)
+        if not kept:
+            continue
+        delta = 0
+        body = list(head)
+        for old_start, old_len, _new_start, new_len, tail, lines in kept:
+            new_start = old_start + delta + (1 if old_len == 0 else 0) - (1 if new_len == 0 else 0)
+            body.append(f"@@ -{old_start},{old_len} +{new_start},{new_len} @@{tail}\n")
+            body.extend(lines)
+            delta += new_len - old_len
+        out[f] = "".join(body)
+    for s in conv:
+        if (s.file, s.func) not in keep:
+            s.verdict = f"not taken: hang risk {s.risk or 'unknown'}"
+    return out
 
 
 def added_lines(diff: str) -> set[int]:
@@ -329,6 +437,18 @@ def make_body(unit: Unit, twins: dict[str, tuple[str, str, str]]) -> str:
         lines.append(entry)
     if lines:
         text += "\n\n" + "\n".join(lines)
+    risky = [s for s in conv if s.risk == "high" and s.evidence]
+    if risky:
+        ev = ["Why these can hang (what a holder or waker sleeps on):"]
+        same: dict[str, list[str]] = {}
+        for s in risky:
+            same.setdefault(s.evidence, []).append(f"{s.func}(): {s.prim}()")
+        for evidence, who in same.items():
+            ev.append(textwrap.fill(f"{func_list([w.split('(')[0] for w in who])}: {evidence}"
+                                    if len(who) > 1 else f"{who[0]}: {evidence}", WRAP,
+                                    initial_indent="  ", subsequent_indent="    ",
+                                    break_long_words=False, break_on_hyphens=False))
+        text += "\n\n" + "\n".join(ev)
     text += "\n\n" + wrap("Generated by killable's Coccinelle rules (make batches); "
                           "error paths unwind what the function already holds.")
     tags = [f"Cc: {c}" for c in unit.cc] + [SIGNOFF]
@@ -766,6 +886,7 @@ def write_summary(outdir: str, ctx: dict, series: list[dict], held: list[Unit],
     lines = [f"# killable batches: {ctx['m']}", "",
              f"Tree {ctx['tree']} at {ctx['base'][:12]}; killable {ctx['tool_rev']}, "
              f"spatch {ctx['spatch']}; build {ctx['obj']} ({ctx['config_note']}).", "",
+             *([ctx["risk"], ""] if ctx.get("risk") else []),
              "| series | patch | subject | checkpatch | compile | sparse |",
              "|---|---|---|---|---|---|"]
     for s in series:
@@ -826,6 +947,9 @@ def main() -> int:
     ap.add_argument("--per-driver", action="store_true",
                     help="one commit per driver directory instead of one per file")
     ap.add_argument("--max-per-series", type=int, default=MAX_PER_SERIES)
+    ap.add_argument("--all", action="store_true",
+                    help="every convertible site (default: only those ranked high by the "
+                         "hang-risk analysis, python3 -m killable risk)")
     args = ap.parse_args()
     try:
         return batches(args)
@@ -886,6 +1010,20 @@ def batches(args: argparse.Namespace) -> int:
     times["rules (patch + report mode)"] = time.time() - t0
     sites = parse_report(report)
     pieces = split_diff(diff)
+    if not args.all and any(s.verdict == "converted" for s in sites):
+        t0 = time.time()
+        log("hang risk of the converted sites (killable risk; --all takes every one)")
+        ra = risk_analysis.analyze(args.kdir, args.cache, args.jobs)
+        nconv = sum(s.verdict == "converted" for s in sites)
+        pieces = keep_high_risk(args.kdir, pieces, sites, ra)
+        diff = "".join(pieces[f] for f in sorted(pieces))
+        times["hang risk"] = time.time() - t0
+        risk_note = (f"Hang risk: {sum(s.verdict == 'converted' for s in sites)} of {nconv} "
+                     "converted sites kept, those in functions with a site ranked high "
+                     "(python3 -m killable risk); the others are listed as not taken. "
+                     "--all keeps every one.")
+    else:
+        risk_note = "Every convertible site (--all): hang risk not ranked." if args.all else ""
     for name, text in (("killable.diff", diff), ("report.txt", report)):
         with open(os.path.join(args.out, name), "w", encoding="utf-8") as f:
             f.write(text)
@@ -897,6 +1035,7 @@ def batches(args: argparse.Namespace) -> int:
     times["grouping (get_maintainer)"] = time.time() - t0
 
     ctx = {"m": args.m, "tree": os.path.basename(args.kdir.rstrip("/")), "base": base,
+           "risk": risk_note,
            "tool_rev": git(TOP, "rev-parse", "--short", "HEAD", check=False).strip() or "(no git)",
            "spatch": spatch.version("spatch"), "obj": "", "config_note": "nothing compiled"}
     clear_series(args.out)
