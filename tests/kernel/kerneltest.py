@@ -44,7 +44,7 @@ FAMILIES = ["mutex", "semaphore", "rwsem", "wait_event", "completion",
             "schedule_timeout", "mmap_lock", "inode_lock",
             "wait_event_lock_irq"]
 DEVICES = ["killdemo_orig", "killdemo_conv"]
-KUNIT_SUITES = ["inode_lock_killable", "wait_event_lock_irq_killable"]
+KUNIT_SUITES = ["inode_lock_killable", "wait_event_lock_irq_killable", "fail_killable"]
 KDEMO_DIR = "drivers/misc/killdemo"
 END_MARK = "KILLDEMO-END"
 
