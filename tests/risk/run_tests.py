@@ -149,6 +149,29 @@ def test_lock_expressions() -> None:
     check(ident(["name", "lock", "local"], "d/a.c", "f", ft)[1] is False, "a parameter is unresolved")
 
 
+def test_global_after_static_function() -> None:
+    src = """
+static long helper(void)
+{
+	return 0;
+}
+
+DECLARE_RWSEM(uts_sem);
+static DEFINE_MUTEX(priv_lock);
+
+static void f(void)
+{
+	down_read(&uts_sem);
+	up_read(&uts_sem);
+	mutex_lock(&priv_lock);
+	mutex_unlock(&priv_lock);
+}
+"""
+    secs = funcs_of(src)["f"]["sections"]
+    check(secs[0][2] == ["name", "uts_sem", "global"], f"a static head before is not its scope: {secs[0]}")
+    check(secs[1][2] == ["name", "priv_lock", "static"], f"{secs[1]}")
+
+
 def test_sections() -> None:
     src = """
 static DEFINE_MUTEX(foo_lock);

@@ -365,7 +365,7 @@ def file_globals(clean: str, bodies: list[tuple[int, int, object]]) -> tuple[dic
         gaps.append(clean[prev:s])
         prev = e + 1
     gaps.append(clean[prev:])
-    outside = "\n".join(gaps)
+    outside = "\n;".join(gaps)      # a body removed ends a statement
     glob = var_types(outside)
     defs: dict[str, bool] = {}
     for rx in (GLOBAL_LOCK_DEF, GLOBAL_PLAIN):
