@@ -21,7 +21,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import pickle
 import re
 import subprocess
 import time
@@ -157,6 +159,36 @@ class TreeFacts:
     field_t: dict             # (struct, field) -> {struct types}
     member_targets: dict      # member name -> {nodes stored in it}
     seeds: dict               # node -> (op, why)
+
+
+def tree_facts_cached(kdir: str, cache: str, jobs: int, res: callgraph.Result,
+                      sleeps: dict, subdirs: list[str] | None = None) -> TreeFacts:
+    """tree_facts, kept beside the graph: keyed on the graph's file index
+    (it changes when any file does), the table and this code.  Reading every
+    file's facts again is half of a warm run."""
+    scope = hashlib.sha256(f"{os.path.abspath(kdir)}|{sorted(subdirs or [])}".encode())
+    ipath = os.path.join(cache, "audit-cache", "graph", f"index-{scope.hexdigest()[:16]}.idx")
+    try:
+        with open(ipath, "rb") as f:
+            key = hashlib.sha256(f.read())
+        with open(__file__, "rb") as f:
+            key.update(f.read())
+    except OSError:
+        return tree_facts(kdir, cache, jobs, res, sleeps, subdirs)
+    key.update(repr(sorted((n, s.bound) for n, s in sleeps.items())).encode())
+    key.update(str(len(res.graph.files)).encode())
+    path = os.path.join(cache, "audit-cache", "risk", f"tree-{key.hexdigest()[:32]}.pickle")
+    try:
+        with open(path, "rb") as f:
+            tf = pickle.load(f)
+        if isinstance(tf, TreeFacts):
+            return tf
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError):
+        pass
+    tf = tree_facts(kdir, cache, jobs, res, sleeps, subdirs)
+    callgraph.atomic_pickle(path, tf)
+    callgraph.prune(os.path.dirname(path), ".pickle", keep=4)
+    return tf
 
 
 def tree_facts(kdir: str, cache: str, jobs: int, res: callgraph.Result,
@@ -346,7 +378,7 @@ def analyze(kdir: str, cache: str, jobs: int, res: callgraph.Result | None = Non
     g = res.graph
     t1 = time.time()
     say(f"risk: graph {t1 - t0:.1f}s")
-    tf = tree_facts(kdir, cache, jobs, res, sleeps, subdirs)
+    tf = tree_facts_cached(kdir, cache, jobs, res, sleeps, subdirs)
     t2 = time.time()
     say(f"risk: graph facts {t2 - t1:.1f}s")
     files = risk_files(kdir, all_sleeps)
