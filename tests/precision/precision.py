@@ -38,7 +38,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
-from killable import paths, spatch  # noqa: E402
+from killable import agree, paths, spatch  # noqa: E402
 
 CORPUS = os.path.join(HERE, "corpus.tsv")
 REACH = os.path.join(HERE, "reach.tsv")
@@ -100,6 +100,8 @@ def hunks_by_site(diff: str) -> dict[tuple[str, int], str]:
 
 
 def hunk_digest(text: str) -> str:
+    """A hunk's changed lines, hashed (trailing newlines do not count)."""
+    text = text.strip("\n")
     return hashlib.sha256(text.encode()).hexdigest()[:12] if text else ""
 
 
@@ -121,15 +123,24 @@ def site_results(kdir: str, files: list[str], reach: str, jobs: int
             verdicts[(normalize(r.file, files), r.line)] = r.verdict
     diff = run_rules(kdir, files, reach, "patch", jobs)
     hunks = {(normalize(f, files), ln): h for (f, ln), h in hunks_by_site(diff).items()}
+    # As the audit and coccicheck do: what patch mode cannot make is manual.
+    for key, v in verdicts.items():
+        if v == "converted" and not hunks.get(key, "").strip():
+            verdicts[key] = agree.downgrade(v, key[1], agree.PatchResult())
     return verdicts, hunks
 
 
 def draw(args: argparse.Namespace) -> int:
+    """Draw sites for review; with --append, new ones beside the corpus's."""
+    old = read_corpus() if args.append else []
+    have = {(r["file"], r["line"]) for r in old}
     with open(os.path.join(args.reports, "sites.csv"), encoding="utf-8") as f:
-        rows = [r for r in csv.DictReader(f) if r["verdict"] == "convertible"]
+        rows = [r for r in csv.DictReader(f) if r["verdict"] == "convertible"
+                and (r["file"], r["line"]) not in have]
     rows.sort(key=lambda r: (r["file"], int(r["line"])))
     picked = random.Random(args.seed).sample(rows, min(args.n, len(rows)))
-    files = sorted({r["file"] for r in picked})
+    picked.sort(key=lambda r: (r["file"], int(r["line"])))
+    files = sorted({r["file"] for r in picked} | {r["file"] for r in old})
     with open(os.path.join(args.reports, "reach.tsv"), encoding="utf-8") as f:
         lines = [ln for ln in f if ln.split("\t", 1)[0] in set(files)]
     with open(REACH, "w", encoding="utf-8") as f:
@@ -138,21 +149,24 @@ def draw(args: argparse.Namespace) -> int:
     verdicts, hunks = site_results(args.kdir, files, REACH, args.jobs)
     out = []
     os.makedirs(args.hunks, exist_ok=True)
-    for i, r in enumerate(sorted(picked, key=lambda r: (r["file"], int(r["line"])))):
+    for i, r in enumerate(picked, len(old)):
         key = (r["file"], int(r["line"]))
         v = verdicts.get(key, "(no report line)")
         h = hunks.get(key, "")
         out.append({"file": r["file"], "line": r["line"], "function": r["function"],
-                    "primitive": r["primitive"], "verdict": v, "hunk": hunk_digest(h),
+                    "primitive": r["primitive"], "verdict": v,
+                    "hunk": hunk_digest(h) if v == "converted" else "",
                     "review": "", "evidence": ""})
         with open(os.path.join(args.hunks, f"{i:03d}.txt"), "w", encoding="utf-8") as f:
             f.write(f"{r['file']}:{r['line']} {r['primitive']} in {r['function']}(): {v}\n"
-                    f"chain: {r['chain']}\n\n{h or '(no hunk)'}\n")
-    header = (f"# Precision corpus: {len(out)} convertible sites drawn with "
-              f"random.Random({args.seed}).sample from {len(rows)} convertible sites of "
-              f"{args.reports}/sites.csv (sorted by file, line).\n")
-    write_corpus(out, header)
-    print(f"precision: drew {len(out)} sites from {len(files)} files; hunks in {args.hunks}")
+                    f"chain: {r['chain']}\n\n{h.strip() or '(no hunk)'}\n")
+    header = (corpus_header() if old else "") + (
+        f"# Sites {len(old)}-{len(old) + len(out) - 1}: {len(out)} convertible sites drawn with "
+        f"random.Random({args.seed}).sample from {len(rows)} convertible sites of "
+        f"{args.reports}/sites.csv (sorted by file, line; sites already here left out).\n")
+    write_corpus(old + out, header)
+    print(f"precision: drew {len(out)} sites from {len({r['file'] for r in picked})} files; "
+          f"hunks in {args.hunks}")
     return 0
 
 
@@ -182,10 +196,16 @@ def merge(args: argparse.Namespace) -> int:
     return 0
 
 
-def update(args: argparse.Namespace) -> int:
+def corpus_results(args: argparse.Namespace):
+    """The corpus, and what the rules say now of its sites."""
     rows = read_corpus()
-    files = sorted({r["file"] for r in rows})
-    verdicts, hunks = site_results(args.kdir, files, REACH, args.jobs)
+    verdicts, hunks = site_results(args.kdir, sorted({r["file"] for r in rows}), REACH,
+                                   args.jobs)
+    return rows, verdicts, hunks
+
+
+def update(args: argparse.Namespace) -> int:
+    rows, verdicts, hunks = corpus_results(args)
     again = 0
     for r in rows:
         key = (r["file"], int(r["line"]))
@@ -201,9 +221,7 @@ def update(args: argparse.Namespace) -> int:
 
 
 def check(args: argparse.Namespace) -> int:
-    rows = read_corpus()
-    files = sorted({r["file"] for r in rows})
-    verdicts, hunks = site_results(args.kdir, files, REACH, args.jobs)
+    rows, verdicts, hunks = corpus_results(args)
     passed = failed = 0
     for r in rows:
         key = (r["file"], int(r["line"]))
@@ -246,6 +264,7 @@ def main() -> int:
     d.add_argument("-n", type=int, default=150)
     d.add_argument("--seed", type=int, default=20261204)
     d.add_argument("--hunks", default=os.path.join(TOP, "tests", "out", "precision"))
+    d.add_argument("--append", action="store_true", help="keep the corpus, add new sites")
     m = sub.add_parser("merge", help="take reviews into the corpus")
     m.add_argument("reviews", nargs="+")
     sub.add_parser("update", help="take the rules' new verdicts; changed hunks need review")
