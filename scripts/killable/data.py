@@ -8,6 +8,7 @@ separated, `#` comments.  Nothing else in the package opens these files.
   syscall-roots.tsv        where system calls enter (ops members, macros)
   must-not-fail-roots.tsv  where a failure must not happen (release, remove, ...)
   side-effect-free.tsv     calls a function may make before a sleep with nothing to undo
+  untyped-root-members.tsv root members that count without the struct's type
   long-sleeps.tsv          operations that can block long: class, what bounds them
 """
 
@@ -110,6 +111,11 @@ def load_name_table(path: str) -> tuple[frozenset[str], list[re.Pattern]]:
         elif entry:
             names.add(entry)
     return frozenset(names), patterns
+
+
+def load_untyped_root_members(path: str = os.path.join(DATA_DIR, "untyped-root-members.tsv")
+                               ) -> tuple[frozenset[str], list[re.Pattern]]:
+    return load_name_table(path)
 
 
 def load_side_effect_free(path: str = os.path.join(DATA_DIR, "side-effect-free.tsv")

@@ -278,6 +278,40 @@ class TestCrossFile(VerdictCase):
         self.assertEqual(v, "converted")
 
 
+class TestUntypedRoot(VerdictCase):
+    CODE = """
+        static int mux_set(struct typec_mux_dev *mux, struct typec_mux_state *state)
+        {
+        	struct foo *foo = typec_mux_get_drvdata(mux);
+
+        	if (!state)
+        		return -EINVAL;
+        	mutex_lock(&foo->lock);
+        	foo->mode = state->mode;
+        	mutex_unlock(&foo->lock);
+        	return 0;
+        }
+        static int foo_probe(struct i2c_client *client)
+        {
+        	struct typec_mux_desc mux_desc = { };
+
+        	mux_desc.set = mux_set;
+        	return PTR_ERR_OR_ZERO(typec_mux_register(&client->dev, &mux_desc));
+        }
+        """
+
+    def test_generic_member_without_type_is_no_root(self) -> None:
+        # pi3usb30532_mux_set: typec_mux_desc.set is not kernel_param_ops.set
+        v = self.verdict(self.CODE, "mux_set", args="&foo->lock")
+        self.assertTrue(v.startswith("manual: mux_set() is a root only through a store to .set"),
+                        v)
+
+    def test_distinctive_member_without_type_is_a_root(self) -> None:
+        code = self.CODE.replace("mux_desc.set = mux_set", "mux_desc.unlocked_ioctl = mux_set")
+        v = self.verdict(code, "mux_set", args="&foo->lock")
+        self.assertNotIn("root only through", v)
+
+
 class TestOtherChecks(VerdictCase):
     def test_release_is_refused(self) -> None:
         v = self.verdict("""

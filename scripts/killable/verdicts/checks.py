@@ -108,6 +108,26 @@ def weak_syscall_proof(c: Context) -> str:
     return ""
 
 
+def untyped_root(c: Context) -> str:
+    """The in-file root is a store whose struct type is unknown (`x.set =
+    f` on a local struct): it matched a root rule by the member's name
+    alone, which for a generic name is no proof (pi3usb30532_mux_set sits
+    in typec_mux_desc.set, not kernel_param_ops.set)."""
+    chain = c.classes[2]
+    root = chain[0] if chain else c.fn.name
+    via = c.reach.root_via.get(root, "")
+    if not via.startswith("?."):
+        return ""
+    member = via[2:]
+    if c.k.tables.untyped_root_ok(member):
+        return ""
+    if any(k for k in c.k.external_classes(c.site.file, root) if k != "root" and
+           ":" not in k and k not in c.reach.syscall_kinds.get(root, set())):
+        return ""    # the whole-tree graph found another way in
+    return (f"manual: {root}() is a root only through a store to .{member} whose struct "
+            "type is unknown; not proof of a system-call path")
+
+
 def return_type(c: Context) -> str:
     """The function's return type must be able to carry the error."""
     rtype = c.fn.return_type
@@ -319,6 +339,7 @@ CHECKS: list[Check] = [
     must_not_fail,
     off_syscall_path,
     weak_syscall_proof,
+    untyped_root,
     caller_lock_dropped,
     on_error_path,
     return_type,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from killable.data import (Primitive, load_acquires, load_primitives, load_root_tables,
-                           load_side_effect_free)
+                           load_side_effect_free, load_untyped_root_members)
 
 # Locals the rules reuse to carry a twin's result.
 RET_NAMES = ("ret", "err", "rc", "error", "retval", "res", "result", "status", "rv", "r")
@@ -39,6 +39,7 @@ class Tables:
         self.releases = {rel for rel, _ in self.acquires.values()}
         self.roots = load_root_tables()
         self.pure_names, self.pure_patterns = load_side_effect_free()
+        self.untyped_members, self.untyped_patterns = load_untyped_root_members()
 
     def is_acquire(self, name: str) -> bool:
         if name in self.acquires:
@@ -53,6 +54,11 @@ class Tables:
     def is_pure(self, name: str) -> bool:
         """A call that takes nothing and changes no shared state."""
         return name in self.pure_names or any(p.search(name) for p in self.pure_patterns)
+
+    def untyped_root_ok(self, member: str) -> bool:
+        """A root member distinctive enough without the struct's type."""
+        return member in self.untyped_members or \
+            any(p.search(member) for p in self.untyped_patterns)
 
     def is_undo(self, name: str) -> bool:
         """A call an error exit makes to give something back."""
