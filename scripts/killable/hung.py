@@ -192,6 +192,9 @@ def report(tasks: list[Task], by_func: dict[str, list[dict]], kdir: str, spatch_
                     out.append(f"      chain: {s['chain']}")
                 if s.get("mnf_kinds"):
                     out.append(f"      must-not-fail: {s['mnf_kinds']}")
+                if s.get("risk"):
+                    ev = f" ({s['risk_evidence']})" if s.get("risk_evidence") else ""
+                    out.append(f"      hang risk: {s['risk']}{ev}")
                 if s["verdict"] == "convertible" and with_patch:
                     key = (s["file"], s["function"])
                     if key not in patched:
@@ -202,6 +205,13 @@ def report(tasks: list[Task], by_func: dict[str, list[dict]], kdir: str, spatch_
         if not hits:
             out.append("  no frame matches an audited site")
         hits_total += hits
+    if tasks:
+        # kernel/hung_task.c (6.1) skips TASK_WAKEKILL sleeps: a converted
+        # site never shows up here again, so these traces come from kernels
+        # that run the code as written.
+        out.append("hung: the hung-task detector skips killable sleeps (TASK_WAKEKILL), so a "
+                   "converted site no longer shows up in these reports; use logs of the "
+                   "unconverted kernel to find candidates")
     return "\n".join(out) + "\n", hits_total
 
 
