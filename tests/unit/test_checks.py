@@ -404,6 +404,14 @@ class TestBody(unittest.TestCase):
         e = body.nearest_exit(text, text.index("mutex_lock"))
         self.assertEqual(text[e.offset:].lstrip().split("(")[0], "ret = mnt_want_write_file")
 
+    def test_case_label_before_the_tested_call(self) -> None:
+        # amdgpu_bo_list_ioctl: `case UPDATE: r = create(&list); if (r) goto
+        # error_free;` - list is held past the exit; error_free does not put it.
+        text = ("int f(void)\n{\n\tswitch (x) {\n\tcase 1:\n\t\tbreak;\n\tcase 2:\n"
+                "\t\tr = take(&l);\n\t\tif (r)\n\t\t\tgoto err;\n\t\tmutex_lock(&m);\n"
+                "\t}\n}\n")
+        self.assertEqual(body.nearest_exit(text, text.index("mutex_lock")).tested, "take")
+
     def test_success_return_is_not_an_error_exit(self) -> None:
         # param_set_xint(): `if (ret || prev == power_save) return ret;`
         text = ("int f(void)\n{\n\tint ret = set(v);\n\tif (ret || prev == cur)\n"

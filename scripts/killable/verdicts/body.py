@@ -166,7 +166,9 @@ def nearest_exit(text: str, off: int) -> Exit | None:
     prev_end = text.rfind(";", 0, guard)
     prev_start = max(text.rfind(";", 0, prev_end), text.rfind("{", 0, prev_end),
                      text.rfind("}", 0, prev_end)) + 1
-    m = re.match(r"\s*(\w+)\s*=[^=]", text[prev_start:prev_end])
+    # `case X:` and labels before the statement are not part of it.
+    m = re.match(r"\s*(?:(?:case\b[^:;]*|default|\w+)\s*:(?!:)\s*)*(\w+)\s*=[^=]",
+                 text[prev_start:prev_end])
     call = CALL_RE.search(text, prev_start, prev_end) if prev_end > 0 else None
     tested = ""
     if m and call and re.search(r"\b%s\b" % re.escape(m.group(1)), cond):
