@@ -12,6 +12,7 @@ import argparse
 import base64
 import fcntl
 import hashlib
+import csv
 import json
 import os
 import re
@@ -919,6 +920,20 @@ def full_size_data() -> tuple[dict, str]:
                                                  "sites": []})["sites"].append(s)
                 data = dict(data, files=files, graph={})
             return data, f"reports/linux-6.1/{name}"
+    # A fresh clone has only what reports/ commits: the sites.csv.
+    p = os.path.join(rep, "sites.csv")
+    if os.path.exists(p):
+        files = {}
+        with open(p, encoding="utf-8", newline="") as f:
+            for s in csv.DictReader(f):
+                s["line"], s["col"] = int(s["line"]), int(s["col"])
+                s.setdefault("mnf_chain", "")
+                files.setdefault(s["file"], {"status": "ok", "parse_errors": 0,
+                                             "parse_error_lines": [], "other": [],
+                                             "sites": []})["sites"].append(s)
+        return ({"files": files, "graph": {}, "tree": "linux-6.1", "rules_version": "?",
+                 "spatch_version": "?", "subdir": "", "candidates": len(files),
+                 "not_audited": []}, "reports/linux-6.1/sites.csv")
     data = fake_data(29244)
     for i, s in enumerate(s for f in data["files"].values() for s in f["sites"]):
         s["chain"] = " -> ".join(f"func_{(i * 7919 + k * 104729) % 40000}" for k in range(i % 9))
