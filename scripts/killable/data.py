@@ -9,6 +9,7 @@ separated, `#` comments.  Nothing else in the package opens these files.
   must-not-fail-roots.tsv  where a failure must not happen (release, remove, ...)
   side-effect-free.tsv     calls a function may make before a sleep with nothing to undo
   untyped-root-members.tsv root members that count without the struct's type
+  unchecked-members.tsv    root members the kernel also calls without handling a failure
   long-sleeps.tsv          operations that can block long: class, what bounds them
 """
 
@@ -116,6 +117,16 @@ def load_name_table(path: str) -> tuple[frozenset[str], list[re.Pattern]]:
 def load_untyped_root_members(path: str = os.path.join(DATA_DIR, "untyped-root-members.tsv")
                                ) -> tuple[frozenset[str], list[re.Pattern]]:
     return load_name_table(path)
+
+
+def load_unchecked_members(path: str = os.path.join(DATA_DIR, "unchecked-members.tsv")
+                           ) -> dict[str, str]:
+    """root member -> which kernel caller drops or misreads its failure."""
+    out = {}
+    for line in table_lines(path):
+        cols = line.split("\t")
+        out[cols[0].strip()] = cols[1].strip() if len(cols) > 1 else ""
+    return out
 
 
 def load_side_effect_free(path: str = os.path.join(DATA_DIR, "side-effect-free.tsv")

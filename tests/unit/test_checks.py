@@ -312,6 +312,26 @@ class TestUntypedRoot(VerdictCase):
         self.assertNotIn("root only through", v)
 
 
+class TestUncheckedMember(VerdictCase):
+    def test_getgeo_is_manual(self) -> None:
+        # virtblk_getgeo: ibm_partition() takes a failed getgeo as no label
+        v = self.verdict("""
+            static int foo_getgeo(struct block_device *bd, struct hd_geometry *geo)
+            {
+            	struct foo *foo = bd->bd_disk->private_data;
+
+            	mutex_lock(&foo->lock);
+            	geo->heads = foo->heads;
+            	mutex_unlock(&foo->lock);
+            	return 0;
+            }
+            static const struct block_device_operations foo_bdops = {
+            	.getgeo = foo_getgeo,
+            };
+            """, "foo_getgeo", args="&foo->lock")
+        self.assertTrue(v.startswith("manual: foo_getgeo() is block_device_operations.getgeo"), v)
+
+
 class TestOtherChecks(VerdictCase):
     def test_release_is_refused(self) -> None:
         v = self.verdict("""

@@ -128,6 +128,19 @@ def untyped_root(c: Context) -> str:
             "type is unknown; not proof of a system-call path")
 
 
+def root_member_unchecked(c: Context) -> str:
+    """The root's member is one the kernel also calls itself and drops a
+    failure of (virtblk_getgeo: block_device_operations.getgeo, which the
+    s390 partition reader takes as "no label")."""
+    chain = c.classes[2]
+    root = chain[0] if chain else c.fn.name
+    via = c.reach.root_via.get(root, "")
+    why = c.k.tables.unchecked_members.get(via)
+    if why is None:
+        return ""
+    return f"manual: {root}() is {via}, which the kernel also calls itself ({why})"
+
+
 def return_type(c: Context) -> str:
     """The function's return type must be able to carry the error."""
     rtype = c.fn.return_type
@@ -340,6 +353,7 @@ CHECKS: list[Check] = [
     off_syscall_path,
     weak_syscall_proof,
     untyped_root,
+    root_member_unchecked,
     caller_lock_dropped,
     on_error_path,
     return_type,

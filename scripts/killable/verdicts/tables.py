@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 from killable.data import (Primitive, load_acquires, load_primitives, load_root_tables,
-                           load_side_effect_free, load_untyped_root_members)
+                           load_side_effect_free, load_unchecked_members,
+                           load_untyped_root_members)
 
 # Locals the rules reuse to carry a twin's result.
 RET_NAMES = ("ret", "err", "rc", "error", "retval", "res", "result", "status", "rv", "r")
@@ -40,6 +41,7 @@ class Tables:
         self.roots = load_root_tables()
         self.pure_names, self.pure_patterns = load_side_effect_free()
         self.untyped_members, self.untyped_patterns = load_untyped_root_members()
+        self.unchecked_members = load_unchecked_members()
 
     def is_acquire(self, name: str) -> bool:
         if name in self.acquires:
