@@ -432,6 +432,13 @@ class TestBody(unittest.TestCase):
                 "\t}\n}\n")
         self.assertEqual(body.nearest_exit(text, text.index("mutex_lock")).tested, "take")
 
+    def test_declaration_tested_by_the_exit_guard(self) -> None:
+        # saa7134 video_open: `int ret = v4l2_fh_open(file); if (ret < 0) return ret;`
+        text = ("int f(struct file *file)\n{\n\tint ret = v4l2_fh_open(file);\n\n"
+                "\tif (ret < 0)\n\t\treturn ret;\n\tmutex_lock(&m);\n}\n")
+        self.assertEqual(body.nearest_exit(text, text.index("mutex_lock")).tested,
+                         "v4l2_fh_open")
+
     def test_success_return_is_not_an_error_exit(self) -> None:
         # param_set_xint(): `if (ret || prev == power_save) return ret;`
         text = ("int f(void)\n{\n\tint ret = set(v);\n\tif (ret || prev == cur)\n"

@@ -167,7 +167,9 @@ def nearest_exit(text: str, off: int) -> Exit | None:
     prev_start = max(text.rfind(";", 0, prev_end), text.rfind("{", 0, prev_end),
                      text.rfind("}", 0, prev_end)) + 1
     # `case X:` and labels before the statement are not part of it.
-    m = re.match(r"\s*(?:(?:case\b[^:;]*|default|\w+)\s*:(?!:)\s*)*(\w+)\s*=[^=]",
+    # A declaration (`int ret = take(...);`) counts like an assignment.
+    m = re.match(r"\s*(?:(?:case\b[^:;]*|default|\w+)\s*:(?!:)\s*)*"
+                 r"(?:(?:const|struct|union|unsigned|signed|\w+)\s+\**\s*)*(\w+)\s*=[^=]",
                  text[prev_start:prev_end])
     call = CALL_RE.search(text, prev_start, prev_end) if prev_end > 0 else None
     tested = ""

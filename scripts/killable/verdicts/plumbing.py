@@ -117,10 +117,16 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     start = exit_.offset if exit_ else body.body_start(text)
     window = body.without_exit_branches(text[start:off])
     t = k.tables
-    for name, _ in body.calls_in(window):
+    for name, at in body.calls_in(window):
         if not (k.is_pure_call(ff, name) or t.is_acquire(name) or t.is_release(name) or
                 name in t.prims):
             return f"{name}() is called"
+        rel = t.release_of(name)
+        if t.is_acquire(name) and body.guard_of(window, at)[0] >= 0 and \
+                not (rel and re.search(r"\b%s\s*\(" % re.escape(rel), window[at:])):
+            # uart_ioctl: `if (cmd == TIOCSRS485) down_write(...)`: held on
+            # some paths only, so neither an inline undo nor a label fits all.
+            return f"{name}() is taken on some paths only"
     mine = body.local_objects(text) | {
         m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*(\w+)\s*\(", text[:off])
         if t.style_of(m.group(2)) == "alloc"}
