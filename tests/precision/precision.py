@@ -274,6 +274,9 @@ def main() -> int:
     if not os.path.isdir(args.kdir):
         print(f"precision: {args.kdir}: no such directory (make deps)", file=sys.stderr)
         return 2
+    if args.cmd != "draw" and not os.path.exists(CORPUS):
+        print(f"precision: {CORPUS}: no corpus (precision.py draw makes one)", file=sys.stderr)
+        return 2
     return {"draw": draw, "merge": merge, "update": update, "check": check}[args.cmd](args)
 
 
