@@ -285,21 +285,26 @@ def type_facts(text: str, spans: list[tuple[str, int, int]]) -> dict:
             "stores": [[t, list(fs), m, f] for t, fs, m, f in sorted(stores)]}
 
 
-def cached_by_content(kdir: str, relpath: str, cache_dir: str, suffix: str, compute):
-    """compute(content) for a file, cached as JSON under the hash of its
-    content and suffix (the version of what compute derives)."""
-    with open(os.path.join(kdir, relpath), "rb") as f:
-        content = f.read()
-    key = sha256_bytes(content)[:40] + suffix
+def cached_json(cache_dir: str, key: str, compute):
+    """compute(), cached as JSON under cache_dir/key[:2]/key.json."""
     cpath = os.path.join(cache_dir, key[:2], key + ".json")
     try:
         with open(cpath, encoding="utf-8") as f:
             return json.load(f)
     except (OSError, ValueError):
         pass
-    result = compute(content)
+    result = compute()
     atomic_write(cpath, json.dumps(result, separators=(",", ":")))
     return result
+
+
+def cached_by_content(kdir: str, relpath: str, cache_dir: str, suffix: str, compute):
+    """compute(content) for a file, cached as JSON under the hash of its
+    content and suffix (the version of what compute derives)."""
+    with open(os.path.join(kdir, relpath), "rb") as f:
+        content = f.read()
+    return cached_json(cache_dir, sha256_bytes(content)[:40] + suffix,
+                       lambda: compute(content))
 
 
 def types_cached(kdir: str, relpath: str, cache_dir: str, version: str,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import json
 import os
 import re
 from dataclasses import dataclass
@@ -547,17 +546,11 @@ def scan_cached(kdir: str, rel: str, cache_dir: str, version: str,
     with open(os.path.join(kdir, rel), "rb") as f:
         content = f.read()
     headers = local_headers(kdir, rel, content)
-    key = cache_key(b"\0".join([content] + headers), version)
-    path = os.path.join(cache_dir, key[:2], key + ".json")
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        pass
-    hdefs: dict[str, str] = {}
-    for h in headers:
-        hdefs.update(defines_of(h.decode("utf-8", "replace")))
-    facts = scan_text(content.decode("utf-8", "replace"), sleeps, header_defines=hdefs)
-    from killable.graph.callgraph import atomic_write
-    atomic_write(path, json.dumps(facts, separators=(",", ":")))
-    return facts
+
+    def compute() -> dict:
+        hdefs: dict[str, str] = {}
+        for h in headers:
+            hdefs.update(defines_of(h.decode("utf-8", "replace")))
+        return scan_text(content.decode("utf-8", "replace"), sleeps, header_defines=hdefs)
+    from killable.graph.callgraph import cached_json
+    return cached_json(cache_dir, cache_key(b"\0".join([content] + headers), version), compute)
