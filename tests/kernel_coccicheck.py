@@ -16,7 +16,10 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
+sys.path.insert(0, os.path.join(TOP, "tests"))
 from killable import spatch  # noqa: E402
+from harness import Tally  # noqa: E402
+
 EXPECT = {
     "report": lambda out: any(spatch.is_site_line(l) for l in out.splitlines()) and
     all(spatch.is_site_line(l) for l in out.splitlines() if re.match(r"^\S+\.c:\d+:", l)),
@@ -36,34 +39,26 @@ def main() -> int:
     ap.add_argument("--kdir", required=True)
     ap.add_argument("--subdir", default="drivers/misc/mei")
     args = ap.parse_args()
-    passed = failed = 0
+    tally = Tally()
     before = subprocess.run(["git", "status", "--porcelain"], cwd=args.kdir,
                             capture_output=True, text=True).stdout
-
-    def verdict(ok: bool, what: str, detail: str = "") -> None:
-        nonlocal passed, failed
-        print(("ok: " if ok else "FAIL: ") + what)
-        if not ok and detail:
-            print("  " + detail.strip().replace("\n", "\n  ")[:2000])
-        passed, failed = passed + ok, failed + (not ok)
 
     mutex = os.path.join(TOP, "cocci", "mutex.cocci")
     for mode, check in EXPECT.items():
         proc = coccicheck(args.kdir, mutex, mode, args.subdir)
-        verdict(proc.returncode == 0 and check(proc.stdout),
-                f"kernel coccicheck MODE={mode} COCCI=mutex.cocci M={args.subdir}",
-                proc.stderr[-1500:] + proc.stdout[-500:])
+        tally.check(f"kernel coccicheck MODE={mode} COCCI=mutex.cocci M={args.subdir}",
+                    proc.returncode == 0 and check(proc.stdout),
+                    proc.stderr[-1500:] + proc.stdout[-500:])
     for cocci in sorted(glob.glob(os.path.join(TOP, "cocci", "*.cocci"))):
         proc = coccicheck(args.kdir, cocci, "report", args.subdir)
         bad = [l for l in proc.stdout.splitlines() if re.match(r"^\S+\.c:\d+:", l) and not spatch.is_site_line(l)]
-        verdict(proc.returncode == 0 and not bad and "Error" not in proc.stderr,
-                f"kernel coccicheck MODE=report COCCI={os.path.basename(cocci)}",
-                proc.stderr[-1500:] + "\n".join(bad))
+        tally.check(f"kernel coccicheck MODE=report COCCI={os.path.basename(cocci)}",
+                    proc.returncode == 0 and not bad and "Error" not in proc.stderr,
+                    proc.stderr[-1500:] + "\n".join(bad))
     after = subprocess.run(["git", "status", "--porcelain"], cwd=args.kdir,
                            capture_output=True, text=True).stdout
-    verdict(before == after, "the tree is unchanged", after)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    tally.check("the tree is unchanged", before == after, after)
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ import subprocess
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "tests"))
+from harness import Tally  # noqa: E402
 
 
 def problems(path: str) -> list[str]:
@@ -28,26 +30,19 @@ def problems(path: str) -> list[str]:
 
 
 def main() -> int:
-    passed = failed = 0
+    tally = Tally()
     for path in sorted(glob.glob(os.path.join(TOP, "cocci", "*.cocci"))):
         bad = problems(path)
-        print(("ok: " if not bad else "FAIL: ") + os.path.relpath(path, TOP) +
-              ("" if not bad else ": " + "; ".join(bad)))
-        passed, failed = passed + (not bad), failed + bool(bad)
+        tally.check(os.path.relpath(path, TOP), not bad, "; ".join(bad))
     gen = subprocess.run(["env", f"PYTHONPATH={os.path.join(TOP, 'scripts')}", sys.executable, "-m", "killable",
                           "rules", "--check"], capture_output=True, text=True)
-    print(("ok: " if gen.returncode == 0 else "FAIL: ") + "generated rules are up to date" +
-          ("" if gen.returncode == 0 else ": " + gen.stderr.strip()))
-    passed, failed = passed + (gen.returncode == 0), failed + (gen.returncode != 0)
+    tally.check("generated rules are up to date", gen.returncode == 0, gen.stderr)
     for path in sorted(glob.glob(os.path.join(TOP, "cocci", "*.cocci"))):
         proc = subprocess.run(["spatch", "--parse-cocci", path], capture_output=True, text=True,
                               env=dict(os.environ, KILLABLE_SCRIPTS=os.path.join(TOP, "scripts")))
-        ok = proc.returncode == 0
-        print(("ok: " if ok else "FAIL: ") + f"spatch parses {os.path.basename(path)}" +
-              ("" if ok else ": " + proc.stderr.strip()[-500:]))
-        passed, failed = passed + ok, failed + (not ok)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+        tally.check(f"spatch parses {os.path.basename(path)}", proc.returncode == 0,
+                    proc.stderr.strip()[-500:])
+    return tally.finish()
 
 
 if __name__ == "__main__":

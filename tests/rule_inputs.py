@@ -15,6 +15,8 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASE = "tests/inputs/reach_helper.c"
 REACH = os.path.join(TOP, "tests", "inputs", "reach_helper.tsv")
+sys.path.insert(0, os.path.join(TOP, "tests"))
+from harness import Tally  # noqa: E402
 
 
 def report(extra: list[str], env: dict[str, str] | None = None) -> str:
@@ -50,11 +52,10 @@ def main() -> int:
             f.write(f"{CASE}\txbuf_reset\t{cls}\n")
         out = report(["-D", f"killable_reach={extra}"])
         checks.append((f"{name}: {want.split(': ', 1)[1][:60]}", want in out))
+    tally = Tally()
     for name, ok in checks:
-        print(("ok: " if ok else "FAIL: ") + name)
-    failed = sum(not ok for _, ok in checks)
-    print(f"{len(checks) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+        tally.check(name, ok)
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -39,6 +39,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from harness import Tally  # noqa: E402
+
 CASES = ROOT / "tests" / "cases"
 STUB = ROOT / "tests" / "stub"
 COCCI = ROOT / "cocci"
@@ -977,17 +980,16 @@ def self_test(args: argparse.Namespace, kstub_o: Path) -> int:
     orig = SELF_TEST_FIXTURE.replace("@LOCK@", "mutex_lock(&d->lock);")
     src.write_text(orig, encoding="utf-8")
     fx = parse_fixture(src)
-    bad = 0
+    tally = Tally()
     for what, stmt, expect in SELF_TEST_VARIANTS:
         r = Result(what)
         exercise(fx, orig, SELF_TEST_FIXTURE.replace("@LOCK@", stmt), d / what.replace(" ", "-"),
                  kstub_o, args.cc, r)
         text = "\n".join(r.messages)
         ok = r.ok if not expect else (not r.ok and expect in text)
-        print(f"{'ok  ' if ok else 'BAD '} {what}: " + ("accepted" if r.ok else text.splitlines()[0]))
-        bad += not ok
-    print(f"{len(SELF_TEST_VARIANTS) - bad} passed, {bad} failed")
-    return 1 if bad else 0
+        tally.check(what, ok, "accepted" if r.ok else text.splitlines()[0],
+                    note="accepted" if r.ok else text.splitlines()[0])
+    return tally.finish()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1056,33 +1058,21 @@ def main(argv: list[str] | None = None) -> int:
                 r.fail(f"runner error: {exc!r}")
             results.append(r)
 
-    passed = failed = known = fixed = 0
+    tally = Tally(quiet=not args.verbose)
     for r in sorted(results, key=lambda r: r.name):
-        if r.ok:
-            if r.known_failure:
-                fixed += 1
-                print(f"PASS {r.name} (a *_failure case now passes: rename it)")
-            elif args.verbose:
-                print(f"PASS {r.name} ({r.seconds:.1f}s)")
-            passed += 1
+        if r.known_failure and not r.ok:
+            tally.skip(r.name, "known failure (*_failure.c)" +
+                       ("".join("\n" + indent(m) for m in r.messages) if args.verbose else ""))
         elif r.known_failure:
-            known += 1
-            print(f"KNOWN-FAILURE {r.name}")
-            if args.verbose:
-                for m in r.messages:
-                    print(indent(m))
+            tally.passed += 1
+            print(f"ok: {r.name}: a *_failure case now passes: rename it")
         else:
-            failed += 1
-            print(f"FAIL {r.name}")
-            for m in r.messages:
-                print(indent(m))
+            tally.check(r.name, r.ok, "\n".join(r.messages), r.seconds)
     if args.update:
         print(f"updated .res/.stdout of {len(results)} case(s): review them against each fixture's comment")
-    print(f"{known} known failure(s) (*_failure.c), not counted below")
-    if args.work != args.out and not failed:
+    if args.work != args.out and not tally.failed:
         shutil.rmtree(args.work, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -18,7 +18,9 @@ import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
+sys.path.insert(0, os.path.join(TOP, "tests"))
 from killable import spatch  # noqa: E402
+from harness import Tally  # noqa: E402
 
 
 def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
@@ -31,7 +33,7 @@ def main() -> int:
     ap.add_argument("--subdirs", nargs="*", default=["drivers/char", "drivers/misc", "fs/proc"])
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
-    passed = failed = 0
+    tally = Tally()
     with tempfile.TemporaryDirectory() as tmp:
         combined = os.path.join(tmp, "killable-all.cocci")
         subprocess.run(["env", f"PYTHONPATH={os.path.join(TOP, 'scripts')}", sys.executable, "-m",
@@ -73,21 +75,13 @@ def main() -> int:
                     if files == 0:
                         problems.append("patch mode changed nothing")
                     counts["files changed"] = files
-                status = "ok" if not problems else "FAIL"
-                print(f"{status}: {sub} {mode} in {dt:.0f}s" +
-                      ("" if mode == "patch" else
-                       f": {sum(v for k, v in counts.items() if k != 'files changed')} sites, " +
-                       ", ".join(f"{k} {counts[k]}" for k in
-                                 ("converted", "refused", "manual", "not on a syscall path"))))
-                for p in problems:
-                    print(f"  {p}")
-                if problems:
-                    failed += 1
-                else:
-                    passed += 1
+                note = "" if mode == "patch" else (
+                    f"{sum(v for k, v in counts.items() if k != 'files changed')} sites, " +
+                    ", ".join(f"{k} {counts[k]}" for k in
+                              ("converted", "refused", "manual", "not on a syscall path")))
+                tally.check(f"{sub} {mode}", not problems, "\n".join(problems), dt, note)
             print(f"  {sub}: {counts['files changed']} files changed by patch mode")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

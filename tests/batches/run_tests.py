@@ -30,17 +30,10 @@ sys.path.insert(0, os.path.join(TOP, "scripts"))
 from killable import paths  # noqa: E402
 from killable.batches import series as mb  # noqa: E402
 
+sys.path.insert(0, os.path.join(TOP, "tests"))
+from harness import Tally  # noqa: E402
+
 SCRIPT = paths.module_cmd("batches")
-RESULTS = {"passed": 0, "failed": 0}
-
-
-def check(name: str, ok: bool, detail: str = "") -> bool:
-    RESULTS["passed" if ok else "failed"] += 1
-    print(f"{'PASS' if ok else 'FAIL'}: {name}" + ("" if ok or not detail else f": {detail}"),
-          flush=True)
-    return ok
-
-
 def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, errors="replace", **kw)
 
@@ -50,9 +43,9 @@ def batches(kdir: str, m: str, out: str, cache: str, *extra: str) -> subprocess.
                 "--cache", cache, *extra])
 
 
-def one_line_error(name: str, proc: subprocess.CompletedProcess, want: str) -> None:
+def one_line_error(tally: Tally, name: str, proc: subprocess.CompletedProcess, want: str) -> None:
     lines = [l for l in proc.stderr.splitlines() if l.strip()]
-    check(name, proc.returncode != 0 and len(lines) == 1 and want in lines[0],
+    tally.check(name, proc.returncode != 0 and len(lines) == 1 and want in lines[0],
           f"rc={proc.returncode} stderr={lines[:3]}")
 
 
@@ -70,31 +63,31 @@ def headers(path: str) -> dict[str, str]:
 
 # ------------------------------------------------------------------ pure parts
 
-def unit_tests() -> None:
+def unit_tests(tally: Tally) -> None:
     diff = ("diff -u -p a/x/a.c b/x/a.c\n--- a/x/a.c\n+++ b/x/a.c\n@@ -10,3 +10,4 @@ f\n ctx\n-old\n"
             "+new1\n+new2\n ctx\ndiff -u -p a/x/b.c b/x/b.c\n--- a/x/b.c\n+++ b/x/b.c\n"
             "@@ -1,2 +1,2 @@\n-a\n+b\n c\n")
     pieces = mb.split_diff(diff)
-    check("split_diff: one piece per file", sorted(pieces) == ["x/a.c", "x/b.c"] and
+    tally.check("split_diff: one piece per file", sorted(pieces) == ["x/a.c", "x/b.c"] and
           pieces["x/a.c"].startswith("diff -u -p a/x/a.c") and "+b" in pieces["x/b.c"], str(pieces))
-    check("added_lines: new-file numbers of + lines", mb.added_lines(pieces["x/a.c"]) == {11, 12},
+    tally.check("added_lines: new-file numbers of + lines", mb.added_lines(pieces["x/a.c"]) == {11, 12},
           str(mb.added_lines(pieces["x/a.c"])))
-    check("prefix from path", mb.prefix_from_path("drivers/misc/mei/main.c") == "misc: mei:" and
+    tally.check("prefix from path", mb.prefix_from_path("drivers/misc/mei/main.c") == "misc: mei:" and
           mb.prefix_from_path("drivers/char/tpm/tpm-dev.c") == "tpm:" and
           mb.prefix_from_path("drivers/gpu/drm/i915/i915_gem.c") == "drm/i915:" and
           mb.prefix_from_path("fs/ext4/file.c") == "ext4:",
           mb.prefix_from_path("drivers/misc/mei/main.c"))
     funcs = [f"very_long_function_name_{i}_ioctl" for i in range(6)]
     subj = mb.make_subject("misc: mei:", funcs)
-    check("subject <= 75 chars, falls back to the path kind", len(subj) <= 75 and
+    tally.check("subject <= 75 chars, falls back to the path kind", len(subj) <= 75 and
           subj == "misc: mei: make ioctl paths killable", subj)
-    check("subject with a short function list",
+    tally.check("subject with a short function list",
           mb.make_subject("tpm:", ["vtpm_proxy_fops_read"]) == "tpm: make vtpm_proxy_fops_read() killable")
     parts = mb.split_parts(list(range(16)))
-    check("16 patches split into parts of at most 15",
+    tally.check("16 patches split into parts of at most 15",
           len(parts) == 2 and all(len(p) <= 15 for p in parts) and sum(parts, []) == list(range(16)),
           str([len(p) for p in parts]))
-    check("15 patches stay one posting", len(mb.split_parts(list(range(15)))) == 1)
+    tally.check("15 patches stay one posting", len(mb.split_parts(list(range(15)))) == 1)
     # judge_compile: a file that does not build before the patch is "not built"
     # (held back unless --allow-unbuilt); a new warning on a + line blocks.
     piece = {"d/x.c": "--- a/d/x.c\n+++ b/d/x.c\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n"}
@@ -103,7 +96,7 @@ def unit_tests() -> None:
     failed = {"built": False, "rc": 2, "tail": ["d/x.c:1:10: fatal error: asm/foo.h: No such file"],
               "diags": [], "blob": "0" * 40, "sparse_ran": False}
     mb.judge_compile(u, {"d/x.c": failed}, {"d/x.c": dict(failed)}, piece)
-    check("a file that fails before the patch too is 'not built', held unless allowed",
+    tally.check("a file that fails before the patch too is 'not built', held unless allowed",
           u.compile == "not built" and not u.ok() and u.ok(True), f"{u.compile} {u.compile_lines}")
     built = {"built": True, "rc": 0, "tail": [], "diags": [], "blob": "1" * 40, "sparse_ran": True}
     warn = dict(built, diags=[{"file": "d/x.c", "line": 1, "kind": "warning",
@@ -113,12 +106,12 @@ def unit_tests() -> None:
     u2 = mb.Unit(["d/x.c"], piece["d/x.c"], [], "S", "d:", [])
     u2.checkpatch = "clean"
     mb.judge_compile(u2, {"d/x.c": built}, {"d/x.c": warn}, piece)
-    check("a new sparse warning on a + line blocks; a compiler warning elsewhere is only noted",
+    tally.check("a new sparse warning on a + line blocks; a compiler warning elsewhere is only noted",
           u2.sparse == "new warning" and u2.compile == "ok" and not u2.ok() and
           any("not in a changed line" in l for l in u2.compile_lines), f"{u2.sparse} {u2.compile}")
     r = mb.parse_report("drivers/a.c:3:1-11: mutex_lock in foo(): converted\n"
                         "drivers/a.c:9:1-11: mutex_lock in bar(): refused: ->poll cannot return an error\n")
-    check("report lines parsed", [(s.func, s.verdict) for s in r] ==
+    tally.check("report lines parsed", [(s.func, s.verdict) for s in r] ==
           [("foo", "converted"), ("bar", "refused: ->poll cannot return an error")])
 
 
@@ -137,24 +130,24 @@ def drop_worktree(kcache: str, path: str) -> None:
     run(["git", "-C", kcache, "worktree", "prune"])
 
 
-def refusal_tests(kcache: str, cache: str, tmp: str) -> None:
+def refusal_tests(tally: Tally, kcache: str, cache: str, tmp: str) -> None:
     out = os.path.join(tmp, "out-refusal")
-    one_line_error("missing KDIR: one line", batches(os.path.join(tmp, "nope"), "drivers", out, cache),
+    one_line_error(tally, "missing KDIR: one line", batches(os.path.join(tmp, "nope"), "drivers", out, cache),
                    "no such directory")
     notk = os.path.join(tmp, "notkernel")
     os.makedirs(os.path.join(notk, "drivers"))
-    one_line_error("non-kernel KDIR: one line", batches(notk, "drivers", out, cache), "not a kernel tree")
+    one_line_error(tally, "non-kernel KDIR: one line", batches(notk, "drivers", out, cache), "not a kernel tree")
     ro = os.path.join(tmp, "ro-out")
     os.makedirs(ro)
     if run(["chattr", "+i", ro]).returncode == 0:
         try:
-            one_line_error("read-only output directory: one line",
+            one_line_error(tally, "read-only output directory: one line",
                            batches(kcache, "drivers/misc/mei", os.path.join(ro, "batches"), cache),
                            "not writable")
         finally:
             run(["chattr", "-i", ro])
     else:
-        one_line_error("read-only output directory: one line",
+        one_line_error(tally, "read-only output directory: one line",
                        batches(kcache, "drivers/misc/mei", "/proc/killable-batches", cache), "not writable")
 
     wt = os.path.join(tmp, "dirty-wt")
@@ -164,15 +157,15 @@ def refusal_tests(kcache: str, cache: str, tmp: str) -> None:
         empty = os.path.join(tmp, "empty")
         open(empty, "w").close()
         proc = batches(wt, "drivers/misc/mei", out, cache, "--patch-file", empty, "--report-file", empty)
-        check("a clean scratch worktree is accepted", proc.returncode == 0, proc.stderr.strip())
+        tally.check("a clean scratch worktree is accepted", proc.returncode == 0, proc.stderr.strip())
         victim = os.path.join(wt, "drivers/misc/mei/main.c")
         with open(victim, "a", encoding="utf-8") as f:
             f.write("/* a user's uncommitted change */\n")
         proc = batches(wt, "drivers/misc/mei", os.path.join(tmp, "out-dirty"), cache)
-        one_line_error("dirty tree refused in one line", proc, "uncommitted changes")
+        one_line_error(tally, "dirty tree refused in one line", proc, "uncommitted changes")
         with open(victim, encoding="utf-8") as f:
             kept = f.read().endswith("/* a user's uncommitted change */\n")
-        check("the user's change is untouched, no series written",
+        tally.check("the user's change is untouched, no series written",
               kept and not glob.glob(os.path.join(tmp, "out-dirty", "*", "*.patch")))
     finally:
         drop_worktree(kcache, wt)
@@ -180,29 +173,29 @@ def refusal_tests(kcache: str, cache: str, tmp: str) -> None:
 
 # ------------------------------------------------------------------ the real run
 
-def series_tests(kcache: str, out: str, tmp: str) -> list[dict]:
+def series_tests(tally: Tally, kcache: str, out: str, tmp: str) -> list[dict]:
     with open(os.path.join(out, "batches.json"), encoding="utf-8") as f:
         res = json.load(f)
     base = res["ctx"]["base"]
     series = res["series"]
-    check("at least one series", bool(series), "no series written")
+    tally.check("at least one series", bool(series), "no series written")
     with open(os.path.join(out, "SUMMARY.md"), encoding="utf-8") as f:
         summary = f.read()
-    check("SUMMARY.md names every series and patch",
+    tally.check("SUMMARY.md names every series and patch",
           all(s["dir"] in summary and all(p["file"] in summary for p in s["patches"]) for s in series))
     for s in series:
         sdir = os.path.join(out, s["dir"])
         files = sorted(os.listdir(sdir))
         files = [f for f in files if f.endswith(".patch")]
         n = len(files) - 1
-        check(f"{s['dir']}: cover letter 0000 + numbered patches, at most 15",
+        tally.check(f"{s['dir']}: cover letter 0000 + numbered patches, at most 15",
               files[0] == "0000-cover-letter.patch" and 1 <= n <= 15 and
               all(f.startswith(f"{i:04d}-") for i, f in enumerate(files)), str(files))
         cover = os.path.join(sdir, files[0])
         ch = headers(cover)
         with open(cover, encoding="utf-8") as f:
             ctext = f.read()
-        check(f"{s['dir']}: cover letter filled in, base-commit given",
+        tally.check(f"{s['dir']}: cover letter filled in, base-commit given",
               "***" not in ctext and f"base-commit: {base}" in ctext and
               ch.get("Subject", "").startswith(f"[PATCH 0/{n}] ") and
               all(w in ctext for w in ("Why:", "How it was generated:", "How it was checked:")),
@@ -218,18 +211,18 @@ def series_tests(kcache: str, out: str, tmp: str) -> list[dict]:
                 body = f.read()
             tags_ok &= "\nSigned-off-by: killable <killable@localhost>\n" in body and \
                 "\nCc: " in body and "Converted sites:" in body and " -> " in body
-        check(f"{s['dir']}: shallow thread, every patch In-Reply-To the cover", thread_ok)
-        check(f"{s['dir']}: subjects '[PATCH i/N] prefix: make ... killable', <= 75", subj_ok)
-        check(f"{s['dir']}: bodies list the sites, Cc: and Signed-off-by:", tags_ok)
+        tally.check(f"{s['dir']}: shallow thread, every patch In-Reply-To the cover", thread_ok)
+        tally.check(f"{s['dir']}: subjects '[PATCH i/N] prefix: make ... killable', <= 75", subj_ok)
+        tally.check(f"{s['dir']}: bodies list the sites, Cc: and Signed-off-by:", tags_ok)
         bad = []
         for pf in files[1:]:
             proc = run(["perl", "scripts/checkpatch.pl", "--strict", "--terse", "--show-types",
                         os.path.join(sdir, pf)], cwd=kcache)
             if proc.returncode:
                 bad.append(f"{pf}: {proc.stdout.strip().splitlines()[:3]}")
-        check(f"{s['dir']}: checkpatch --strict clean (rerun on the files)", not bad, "; ".join(bad))
+        tally.check(f"{s['dir']}: checkpatch --strict clean (rerun on the files)", not bad, "; ".join(bad))
         comp = all(p["compile"] == "ok" and p["sparse"] == "clean" and p["compiled"] for p in s["patches"])
-        check(f"{s['dir']}: every changed file compiled, no new sparse warning", comp,
+        tally.check(f"{s['dir']}: every changed file compiled, no new sparse warning", comp,
               str([(p["file"], p["compile"], p["sparse"]) for p in s["patches"]]))
     # git am onto a fresh worktree, and the result is what was compiled.
     changed = sorted({f for s in series for p in s["patches"] for f in p["files"]})
@@ -248,7 +241,7 @@ def series_tests(kcache: str, out: str, tmp: str) -> list[dict]:
             ok = proc.returncode == 0 and n == str(len(pfiles))
             if not ok:
                 run(["git", "-C", wt, "am", "--abort"])
-            check(f"{s['dir']}: git am applies all {len(pfiles)} patches on a fresh worktree", ok,
+            tally.check(f"{s['dir']}: git am applies all {len(pfiles)} patches on a fresh worktree", ok,
                   proc.stderr.strip()[-300:])
             same = []
             for p in s["patches"]:
@@ -256,7 +249,7 @@ def series_tests(kcache: str, out: str, tmp: str) -> list[dict]:
                     got = run(["git", "-C", wt, "rev-parse", f"HEAD:{cfile}"]).stdout.strip()
                     if got != blob:
                         same.append(f"{cfile}: applied {got[:12]}, compiled {blob[:12]}")
-            check(f"{s['dir']}: the compiled content is exactly what git am gives", ok and not same,
+            tally.check(f"{s['dir']}: the compiled content is exactly what git am gives", ok and not same,
                   "; ".join(same))
         if shutil.which("b4"):
             for s in series:
@@ -271,7 +264,7 @@ def series_tests(kcache: str, out: str, tmp: str) -> list[dict]:
                            cwd=kcache)
                 txt = proc.stdout + proc.stderr
                 n = len(s["patches"])
-                check(f"{s['dir']}: b4 am --offline-mode reads one thread: cover, {n} patches, base",
+                tally.check(f"{s['dir']}: b4 am --offline-mode reads one thread: cover, {n} patches, base",
                       proc.returncode == 0 and f"Total patches: {n}" in txt and
                       glob.glob(os.path.join(bdir, "*.cover")) and "Base: using specified base-commit" in txt,
                       txt.strip()[-300:])
@@ -282,14 +275,14 @@ def series_tests(kcache: str, out: str, tmp: str) -> list[dict]:
     return series
 
 
-def injection_tests(kcache: str, cache: str, out: str, tmp: str) -> None:
+def injection_tests(tally: Tally, kcache: str, cache: str, out: str, tmp: str) -> None:
     """Patches that fail a check are held back and reported, never shipped."""
     with open(os.path.join(out, "killable.diff"), encoding="utf-8") as f:
         diff = f.read()
     pieces = mb.split_diff(diff)
     report = os.path.join(out, "report.txt")
     if len(pieces) < 2:
-        check("fault injection needs two changed files", False, str(sorted(pieces)))
+        tally.check("fault injection needs two changed files", False, str(sorted(pieces)))
         return
     a, b = sorted(pieces)[:2]
     # A compile error in the first file (a misspelt twin), the second clean.
@@ -304,7 +297,7 @@ def injection_tests(kcache: str, cache: str, out: str, tmp: str) -> None:
     held = {tuple(h["files"]): h for h in res.get("held", [])}
     shipped = [f for s in res.get("series", []) for p in s["patches"] for f in p["files"]]
     summary = open(os.path.join(o1, "SUMMARY.md")).read() if res else ""
-    check("a compile error holds the patch back, the rest ships",
+    tally.check("a compile error holds the patch back, the rest ships",
           (a,) in held and held[(a,)]["compile"] == "error" and a not in shipped and b in shipped and
           "Held back" in summary and "killabel" in summary, proc.stderr.strip()[-300:])
     # A new sparse warning on a changed line (a plain 0 as a NULL pointer).
@@ -319,7 +312,7 @@ def injection_tests(kcache: str, cache: str, out: str, tmp: str) -> None:
     res = json.load(open(os.path.join(o0, "batches.json"))) if proc.returncode == 0 else {}
     held = {tuple(h["files"]): h for h in res.get("held", [])}
     summary = open(os.path.join(o0, "SUMMARY.md")).read() if res else ""
-    check("a new sparse warning on a changed line holds the patch back",
+    tally.check("a new sparse warning on a changed line holds the patch back",
           noisy[b] != pieces[b] and (b,) in held and held[(b,)]["sparse"] == "new warning" and
           "plain integer as NULL pointer" in summary, proc.stderr.strip()[-300:] + str(held.keys()))
     # A checkpatch problem (trailing whitespace on an added line).
@@ -334,7 +327,7 @@ def injection_tests(kcache: str, cache: str, out: str, tmp: str) -> None:
     res = json.load(open(os.path.join(o2, "batches.json"))) if proc.returncode == 0 else {}
     held = {tuple(h["files"]): h for h in res.get("held", [])}
     summary = open(os.path.join(o2, "SUMMARY.md")).read() if res else ""
-    check("a checkpatch failure holds the patch back with its checkpatch lines",
+    tally.check("a checkpatch failure holds the patch back with its checkpatch lines",
           (b,) in held and held[(b,)]["checkpatch"] == "failed" and "TRAILING_WHITESPACE" in summary,
           proc.stderr.strip()[-300:])
     # --per-driver: one commit for the driver directory.
@@ -343,7 +336,7 @@ def injection_tests(kcache: str, cache: str, out: str, tmp: str) -> None:
                    "--report-file", report, "--no-compile", "--per-driver")
     res = json.load(open(os.path.join(o4, "batches.json"))) if proc.returncode == 0 else {}
     pl = [p for s in res.get("series", []) for p in s["patches"]]
-    check("--per-driver: one commit for the driver's files",
+    tally.check("--per-driver: one commit for the driver's files",
           len(pl) == 1 and sorted(pl[0]["files"]) == sorted(pieces) and len(pl[0]["subject"]) <= 75,
           proc.stderr.strip()[-300:] + str([p["files"] for p in pl]))
     # Parts: at most one patch per posting gives one series per patch.
@@ -351,7 +344,7 @@ def injection_tests(kcache: str, cache: str, out: str, tmp: str) -> None:
     proc = batches(kcache, "drivers/misc/mei", o3, cache, "--patch-file", os.path.join(out, "killable.diff"),
                    "--report-file", report, "--no-compile", "--max-per-series", "1")
     dirs = sorted(d for d in os.listdir(o3) if os.path.isdir(os.path.join(o3, d))) if proc.returncode == 0 else []
-    check("a series over the limit splits into parts, each with its cover letter",
+    tally.check("a series over the limit splits into parts, each with its cover letter",
           len(dirs) == len(pieces) and all(d.endswith(f"-part{i}") for i, d in enumerate(dirs, 1)) and
           all(len(glob.glob(os.path.join(o3, d, "*.patch"))) == 2 for d in dirs), str(dirs))
 
@@ -365,23 +358,23 @@ def main() -> int:
     ap.add_argument("-j", "--jobs", type=int, default=2)
     args = ap.parse_args()
     t0 = time.time()
-    unit_tests()
+    tally = Tally()
+    unit_tests(tally)
     with tempfile.TemporaryDirectory(prefix="check-batches.") as tmp:
-        refusal_tests(args.kdir, args.cache, tmp)
+        refusal_tests(tally, args.kdir, args.cache, tmp)
         status = run(["git", "-C", args.kdir, "status", "--porcelain"]).stdout
         t1 = time.time()
         if os.path.isdir(args.out):
             shutil.rmtree(args.out)
         proc = batches(args.kdir, args.m, args.out, args.cache, "-j", str(args.jobs))
         print(f"make_batches on {args.m}: {time.time() - t1:.0f}s; {proc.stdout.strip()}", flush=True)
-        if check(f"make_batches on {args.m} succeeds", proc.returncode == 0, proc.stderr.strip()[-400:]):
-            series_tests(args.kdir, args.out, tmp)
-            injection_tests(args.kdir, args.cache, args.out, tmp)
-        check("the 6.1 cache is untouched",
+        if tally.check(f"make_batches on {args.m} succeeds", proc.returncode == 0, proc.stderr.strip()[-400:]):
+            series_tests(tally, args.kdir, args.out, tmp)
+            injection_tests(tally, args.kdir, args.cache, args.out, tmp)
+        tally.check("the 6.1 cache is untouched",
               run(["git", "-C", args.kdir, "status", "--porcelain"]).stdout == status)
     print(f"check-batches: {time.time() - t0:.0f}s")
-    print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
-    return 1 if RESULTS["failed"] else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -40,6 +40,9 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
 from killable import agree, paths, spatch  # noqa: E402
 
+sys.path.insert(0, os.path.join(TOP, "tests"))
+from harness import Tally  # noqa: E402
+
 CORPUS = os.path.join(HERE, "corpus.tsv")
 REACH = os.path.join(HERE, "reach.tsv")
 FIELDS = ["file", "line", "function", "primitive", "verdict", "hunk", "review", "evidence"]
@@ -222,7 +225,7 @@ def update(args: argparse.Namespace) -> int:
 
 def check(args: argparse.Namespace) -> int:
     rows, verdicts, hunks = corpus_results(args)
-    passed = failed = 0
+    tally = Tally("precision", quiet=not args.verbose)
     for r in rows:
         key = (r["file"], int(r["line"]))
         where = f"{r['file']}:{r['line']} {r['function']}()"
@@ -243,15 +246,8 @@ def check(args: argparse.Namespace) -> int:
         elif v != r["verdict"] and args.verbose:
             # Leaving a site alone never hurts precision; make update records it.
             print(f"note: {where}: now {v!r}")
-        if problems:
-            failed += 1
-            print(f"FAIL: {where}: " + "; ".join(problems))
-        else:
-            passed += 1
-            if args.verbose:
-                print(f"ok: {where}: {v}")
-    print(f"precision: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+        tally.check(where, not problems, "; ".join(problems), note=v)
+    return tally.finish()
 
 
 def main() -> int:

@@ -6,8 +6,8 @@ then the whole stage on a small C tree made in a temporary directory: lock
 holders across files, a helper between a lock and usb_bulk_msg(), short
 locks, a lock passed as a parameter, nested locks, flushes of a long and a
 short work item, waits with their wakers, and the validation fractions from
-the command line.  Prints one `ok:` or `FAIL:` line a test and
-`N passed, N failed` last; exits 1 if any failed.
+the command line.  Prints one line a test and `N passed, N failed` last
+(tests/harness.py); exits 1 if any failed.
 """
 
 from __future__ import annotations
@@ -25,12 +25,10 @@ from killable import data, paths  # noqa: E402
 from killable.risk import analysis, scan  # noqa: E402
 from killable.risk import run as risk_run  # noqa: E402
 
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from harness import Tally, expect  # noqa: E402
+
 SLEEPS = data.load_long_sleeps()
-
-
-def check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise AssertionError(msg)
 
 
 def funcs_of(src: str) -> dict:
@@ -40,14 +38,14 @@ def funcs_of(src: str) -> dict:
 # ---------------------------------------------------------------- units
 
 def test_table_loads() -> None:
-    check(len(SLEEPS) > 150, f"only {len(SLEEPS)} long sleeps")
+    expect(len(SLEEPS) > 150, f"only {len(SLEEPS)} long sleeps")
     for name, klass in (("usb_bulk_msg", "usb"), ("copy_from_user", "user-memory"),
                         ("request_firmware", "firmware"), ("flush_work", "flush"),
                         ("submit_bio_wait", "io"), ("kernel_sendmsg", "network"),
                         ("wait_for_completion", "wait"), ("msleep", "poll-loop")):
-        check(SLEEPS[name].klass == klass, f"{name}: {SLEEPS[name]}")
-    check(SLEEPS["usb_bulk_msg"].bound_arg() == (6, "ms"), "usb_bulk_msg timeout is arg 6 in ms")
-    check(SLEEPS["cancel_work_sync"].bound_kind() == "work", "cancel_work_sync waits for a work")
+        expect(SLEEPS[name].klass == klass, f"{name}: {SLEEPS[name]}")
+    expect(SLEEPS["usb_bulk_msg"].bound_arg() == (6, "ms"), "usb_bulk_msg timeout is arg 6 in ms")
+    expect(SLEEPS["cancel_work_sync"].bound_kind() == "work", "cancel_work_sync waits for a work")
 
 
 def test_table_rejects_bad_line() -> None:
@@ -56,7 +54,7 @@ def test_table_rejects_bad_line() -> None:
     try:
         data.load_long_sleeps(f.name)
     except ValueError as e:
-        check(":3:" in str(e), f"error names the line: {e}")
+        expect(":3:" in str(e), f"error names the line: {e}")
     else:
         raise AssertionError("a malformed line was accepted")
     finally:
@@ -71,28 +69,28 @@ def test_seconds() -> None:
              ("5000", "ms", 5.0), ("USB_CTRL_GET_TIMEOUT", "ms", 5.0), ("1000UL", "ms", 1.0)]
     for expr, unit, want in cases:
         got = scan.seconds(expr, unit, d)
-        check(got is not None and abs(got - want) < 1e-9, f"{expr} {unit}: {got} != {want}")
-    check(scan.seconds("MAX_SCHEDULE_TIMEOUT", "jiffies", d) == float("inf"), "MAX is forever")
-    check(scan.seconds("timeout", "jiffies", d) is None, "a variable is not a constant")
-    check(scan.seconds("foo(1)", "jiffies", d) is None, "an unknown call is not a constant")
+        expect(got is not None and abs(got - want) < 1e-9, f"{expr} {unit}: {got} != {want}")
+    expect(scan.seconds("MAX_SCHEDULE_TIMEOUT", "jiffies", d) == float("inf"), "MAX is forever")
+    expect(scan.seconds("timeout", "jiffies", d) is None, "a variable is not a constant")
+    expect(scan.seconds("foo(1)", "jiffies", d) is None, "an unknown call is not a constant")
 
 
 def test_long_call_bounds() -> None:
     lc = scan.long_call
-    check(lc(SLEEPS["usb_bulk_msg"], ["d", "p", "b", "n", "&a", "0"], False, {})
+    expect(lc(SLEEPS["usb_bulk_msg"], ["d", "p", "b", "n", "&a", "0"], False, {})
           == "usb, no timeout", "usb timeout 0 waits forever")
-    check(lc(SLEEPS["usb_bulk_msg"], ["d", "p", "b", "n", "&a", "100"], False, {}) == "",
+    expect(lc(SLEEPS["usb_bulk_msg"], ["d", "p", "b", "n", "&a", "100"], False, {}) == "",
           "a 100 ms USB transfer is short")
-    check("5 s" in lc(SLEEPS["usb_control_msg"], ["d"] * 8 + ["USB_CTRL_GET_TIMEOUT"], False, {}),
+    expect("5 s" in lc(SLEEPS["usb_control_msg"], ["d"] * 8 + ["USB_CTRL_GET_TIMEOUT"], False, {}),
           "USB_CTRL_GET_TIMEOUT is 5 s")
-    check(lc(SLEEPS["msleep"], ["10"], False, {}) == "", "one msleep(10) is short")
-    check("loop" in lc(SLEEPS["msleep"], ["10"], True, {}), "msleep(10) polling with no bound")
-    check(lc(SLEEPS["msleep"], ["2000"], False, {}) != "", "msleep(2000) is long")
-    check(lc(SLEEPS["wait_event_timeout"], ["wq", "c", "HZ / 100"], False, {}) == "",
+    expect(lc(SLEEPS["msleep"], ["10"], False, {}) == "", "one msleep(10) is short")
+    expect("loop" in lc(SLEEPS["msleep"], ["10"], True, {}), "msleep(10) polling with no bound")
+    expect(lc(SLEEPS["msleep"], ["2000"], False, {}) != "", "msleep(2000) is long")
+    expect(lc(SLEEPS["wait_event_timeout"], ["wq", "c", "HZ / 100"], False, {}) == "",
           "a 10 ms wait is short")
-    check(lc(SLEEPS["wait_event_timeout"], ["wq", "c", "t"], False, {}) != "",
+    expect(lc(SLEEPS["wait_event_timeout"], ["wq", "c", "t"], False, {}) != "",
           "a wait bounded by a variable may be long")
-    check(lc(SLEEPS["copy_from_user"], ["a", "b", "4"], False, {}) == "user-memory",
+    expect(lc(SLEEPS["copy_from_user"], ["a", "b", "4"], False, {}) == "user-memory",
           "user memory is always long")
 
 
@@ -121,32 +119,32 @@ static void poll_deadline(struct foo *f)
 }
 """
     f = funcs_of(src)
-    check([x[0] for x in f["poll_forever"]["long"]] == ["msleep"], f"{f['poll_forever']}")
-    check(f["poll_counted"]["long"] == [], f"{f['poll_counted']['long']}")
-    check(f["poll_deadline"]["long"] == [], f"{f['poll_deadline']['long']}")
+    expect([x[0] for x in f["poll_forever"]["long"]] == ["msleep"], f"{f['poll_forever']}")
+    expect(f["poll_counted"]["long"] == [], f"{f['poll_counted']['long']}")
+    expect(f["poll_deadline"]["long"] == [], f"{f['poll_deadline']['long']}")
 
 
 def test_lock_expressions() -> None:
     ctx = scan.Ctx({"dev": "foo_dev", "lock": "mutex"}, {"gstate": "foo_state"},
                    {"foo_lock": True, "shared_lock": False})
-    check(scan.expr_ref("&dev->lock", ctx) == ["chain", "foo_dev", [], "lock"], "&dev->lock")
-    check(scan.expr_ref("&dev->priv->io_lock", ctx) == ["chain", "foo_dev", ["priv"], "io_lock"],
+    expect(scan.expr_ref("&dev->lock", ctx) == ["chain", "foo_dev", [], "lock"], "&dev->lock")
+    expect(scan.expr_ref("&dev->priv->io_lock", ctx) == ["chain", "foo_dev", ["priv"], "io_lock"],
           "&dev->priv->io_lock")
-    check(scan.expr_ref("&gstate.lock", ctx) == ["chain", "foo_state", [], "lock"], "a global struct")
-    check(scan.expr_ref("&foo_lock", ctx) == ["name", "foo_lock", "static"], "static mutex")
-    check(scan.expr_ref("&other_lock", ctx) == ["name", "other_lock", "global"], "extern mutex")
-    check(scan.expr_ref("lock", ctx) == ["name", "lock", "local"], "a parameter")
-    check(scan.expr_ref("&to_foo(x)->lock", ctx)[0] == "?", "a call is not a chain")
+    expect(scan.expr_ref("&gstate.lock", ctx) == ["chain", "foo_state", [], "lock"], "a global struct")
+    expect(scan.expr_ref("&foo_lock", ctx) == ["name", "foo_lock", "static"], "static mutex")
+    expect(scan.expr_ref("&other_lock", ctx) == ["name", "other_lock", "global"], "extern mutex")
+    expect(scan.expr_ref("lock", ctx) == ["name", "lock", "local"], "a parameter")
+    expect(scan.expr_ref("&to_foo(x)->lock", ctx)[0] == "?", "a call is not a chain")
     ft = {("foo_dev", "priv"): {"foo_priv"}}
     ident = analysis.identity
-    check(ident(["chain", "foo_dev", [], "lock"], "a.c", "f", ft) == ("foo_dev.lock", True), "T.f")
-    check(ident(["chain", "foo_dev", ["priv"], "io_lock"], "a.c", "f", ft)
+    expect(ident(["chain", "foo_dev", [], "lock"], "a.c", "f", ft) == ("foo_dev.lock", True), "T.f")
+    expect(ident(["chain", "foo_dev", ["priv"], "io_lock"], "a.c", "f", ft)
           == ("foo_priv.io_lock", True), "through a typed field")
-    check(ident(["chain", "foo_dev", ["state"], "lock"], "a.c", "f", ft)
+    expect(ident(["chain", "foo_dev", ["state"], "lock"], "a.c", "f", ft)
           == ("foo_dev.state.lock", True), "an embedded member keeps its path")
-    check(ident(["name", "foo_lock", "static"], "d/a.c", "f", ft) == ("foo_lock (d/a.c)", True),
+    expect(ident(["name", "foo_lock", "static"], "d/a.c", "f", ft) == ("foo_lock (d/a.c)", True),
           "a static global names its file")
-    check(ident(["name", "lock", "local"], "d/a.c", "f", ft)[1] is False, "a parameter is unresolved")
+    expect(ident(["name", "lock", "local"], "d/a.c", "f", ft)[1] is False, "a parameter is unresolved")
 
 
 def test_global_after_static_function() -> None:
@@ -168,8 +166,8 @@ static void f(void)
 }
 """
     secs = funcs_of(src)["f"]["sections"]
-    check(secs[0][2] == ["name", "uts_sem", "global"], f"a static head before is not its scope: {secs[0]}")
-    check(secs[1][2] == ["name", "priv_lock", "static"], f"{secs[1]}")
+    expect(secs[0][2] == ["name", "uts_sem", "global"], f"a static head before is not its scope: {secs[0]}")
+    expect(secs[1][2] == ["name", "priv_lock", "static"], f"{secs[1]}")
 
 
 def test_sections() -> None:
@@ -213,16 +211,16 @@ static void returns_locked(struct foo_dev *dev)
 """
     f = funcs_of(src)
     (call, line, ref, end, esc, inner), = f["early_exit"]["sections"]
-    check(ref == ["chain", "foo_dev", [], "lock"] and line == 5 and end == 11 and not esc,
+    expect(ref == ["chain", "foo_dev", [], "lock"] and line == 5 and end == 11 and not esc,
           f"early-exit unlock does not end the section: {line}-{end}")
-    check("usb_bulk_msg" in [c[0] for c in inner], f"usb_bulk_msg inside: {inner}")
+    expect("usb_bulk_msg" in [c[0] for c in inner], f"usb_bulk_msg inside: {inner}")
     p1, p2 = f["two_pairs"]["sections"]
-    check(p1[1] == 16 and p1[3] == 18 and "msleep" not in [c[0] for c in p1[5]],
+    expect(p1[1] == 16 and p1[3] == 18 and "msleep" not in [c[0] for c in p1[5]],
           f"the first pair ends at its unlock: {p1}")
-    check(p2[1] == 20 and p2[3] == 22, f"the second pair: {p2}")
+    expect(p2[1] == 20 and p2[3] == 22, f"the second pair: {p2}")
     a1, a2 = f["alternatives"]["sections"]
-    check(a1[3] == a2[3] == 31 and not a1[4], f"alternative lock branches share the end: {a1} {a2}")
-    check(f["returns_locked"]["sections"][0][4] == 1, "a lock returned held escapes")
+    expect(a1[3] == a2[3] == 31 and not a1[4], f"alternative lock branches share the end: {a1} {a2}")
+    expect(f["returns_locked"]["sections"][0][4] == 1, "a lock returned held escapes")
 
 
 BATCH_C = """\
@@ -290,18 +288,18 @@ def test_batches_keep_high_risk() -> None:
                        ("x/x.c", 9): ("low", "short")})
         out = series.keep_high_risk(tmp, series.split_diff(BATCH_DIFF), sites, ra)
         piece = out["x/x.c"]
-        check("d->a" in piece and "d->b" not in piece and "int ret = helper(d);" in piece,
+        expect("d->a" in piece and "d->b" not in piece and "int ret = helper(d);" in piece,
               f"the high helper and its caller's plumbing kept, the low one dropped:\n{piece}")
-        check("@@ -14,3 +15,5 @@" in piece, f"later hunks renumbered:\n{piece}")
-        check(sites[1].verdict == "not taken: hang risk low" and sites[0].verdict == "converted"
+        expect("@@ -14,3 +15,5 @@" in piece, f"later hunks renumbered:\n{piece}")
+        expect(sites[1].verdict == "not taken: hang risk low" and sites[0].verdict == "converted"
               and sites[0].risk == "high", f"{sites}")
         unit = series.Unit(["x/x.c"], piece, sites, "S", "x:", [])
         body = series.make_body(unit, series.load_twins())
-        check("Why these can hang" in body and "helper(): mutex_lock(): held across usb_bulk_msg()"
+        expect("Why these can hang" in body and "helper(): mutex_lock(): held across usb_bulk_msg()"
               in body and all(len(line) <= 75 for line in body.splitlines()), body)
         r = subprocess.run(["git", "apply", "--check", "-"], cwd=tmp, input=piece, text=True,
                            capture_output=True)
-        check(r.returncode == 0, f"the cut diff applies: {r.stderr}")
+        expect(r.returncode == 0, f"the cut diff applies: {r.stderr}")
 
 
 # ---------------------------------------------------------------- a small tree
@@ -504,125 +502,108 @@ class TreeCtx:
 
     def site(self, rel: str, needle: str, prim: str) -> analysis.Site:
         s = self.a.site(rel, line_of(rel, needle), prim)
-        check(s is not None, f"no site {prim} at {rel}:{line_of(rel, needle)}")
+        expect(s is not None, f"no site {prim} at {rel}:{line_of(rel, needle)}")
         return s
 
 
 def test_tree_usb_holder_is_high(t: TreeCtx) -> None:
     s = t.site("drivers/foo/foo.c", "mutex_lock(&dev->lock);", "mutex_lock")
-    check(s.identity == "foo_dev.lock", f"identity {s.identity}")
-    check(s.risk == "high", f"{s.risk}: {s.evidence}")
+    expect(s.identity == "foo_dev.lock", f"identity {s.identity}")
+    expect(s.risk == "high", f"{s.risk}: {s.evidence}")
     want = f"foo_xfer() (usb, timeout 3 s: foo_xfer() -> usb_bulk_msg()) in foo_write(), " \
            f"drivers/foo/foo.c:{line_of('drivers/foo/foo.c', 'ret = foo_xfer(')}"
-    check(want in s.evidence, f"evidence names the holder, the chain and the line: {s.evidence}")
+    expect(want in s.evidence, f"evidence names the holder, the chain and the line: {s.evidence}")
 
 
 def test_tree_killable_call_is_a_human_site(t: TreeCtx) -> None:
     s = t.site("drivers/foo/foo.c", "mutex_lock_killable(&dev->lock)", "mutex_lock_killable")
-    check(s.risk == "high", f"{s.risk}: {s.evidence}")
-    check(s in risk_run.human_sites(t.a), "a killable call is in the human-chosen set")
+    expect(s.risk == "high", f"{s.risk}: {s.evidence}")
+    expect(s in risk_run.human_sites(t.a), "a killable call is in the human-chosen set")
 
 
 def test_tree_short_lock_is_low(t: TreeCtx) -> None:
     s = t.site("drivers/foo/foo.c", "mutex_lock(&dev->stat_lock);", "mutex_lock")
-    check(s.risk == "low" and "2 critical sections in 2 functions" in s.evidence,
+    expect(s.risk == "low" and "2 critical sections in 2 functions" in s.evidence,
           f"{s.risk}: {s.evidence}")
 
 
 def test_tree_typed_field_chain(t: TreeCtx) -> None:
     a = t.site("drivers/foo/foo.c", "mutex_lock(&dev->priv->io_lock);", "mutex_lock")
     b = t.site("drivers/foo/foo.c", "mutex_lock(&priv->io_lock);", "mutex_lock")
-    check(a.identity == b.identity == "foo_priv.io_lock", f"{a.identity} {b.identity}")
-    check(a.risk == b.risk == "high", f"{a.risk} {b.risk}: {a.evidence}")
-    check("cancel_work_sync()" in a.evidence and "foo_slow_work()" in a.evidence
+    expect(a.identity == b.identity == "foo_priv.io_lock", f"{a.identity} {b.identity}")
+    expect(a.risk == b.risk == "high", f"{a.risk} {b.risk}: {a.evidence}")
+    expect("cancel_work_sync()" in a.evidence and "foo_slow_work()" in a.evidence
           and "firmware" in a.evidence, f"the flush waits for a long work: {a.evidence}")
 
 
 def test_tree_short_work_flush_is_low(t: TreeCtx) -> None:
     s = t.site("drivers/foo/bar.c", "mutex_lock(&bd->lock);", "mutex_lock")
-    check(s.risk == "low", f"a flush of a short work item: {s.risk}: {s.evidence}")
+    expect(s.risk == "low", f"a flush of a short work item: {s.risk}: {s.evidence}")
 
 
 def test_tree_static_lock_user_memory(t: TreeCtx) -> None:
     rel = "drivers/foo/bar.c"
     s = t.a.site(rel, line_of(rel, "mutex_lock(&bar_lock);"), "mutex_lock")
-    check(s.identity == f"bar_lock ({rel})", f"identity {s.identity}")
-    check(s.risk == "high" and "copy_from_user() (user-memory)" in s.evidence,
+    expect(s.identity == f"bar_lock ({rel})", f"identity {s.identity}")
+    expect(s.risk == "high" and "copy_from_user() (user-memory)" in s.evidence,
           f"{s.risk}: {s.evidence}")
 
 
 def test_tree_nested_lock(t: TreeCtx) -> None:
     s = t.site("drivers/foo/bar.c", "mutex_lock(&baz_lock);", "mutex_lock")
-    check(s.risk == "high" and "takes bar_lock" in s.evidence, f"{s.risk}: {s.evidence}")
+    expect(s.risk == "high" and "takes bar_lock" in s.evidence, f"{s.risk}: {s.evidence}")
 
 
 def test_tree_parameter_lock_unknown(t: TreeCtx) -> None:
     s = t.site("drivers/foo/bar.c", "mutex_lock(lock);", "mutex_lock")
-    check(s.risk == "unknown" and "holders not found" in s.evidence, f"{s.risk}: {s.evidence}")
+    expect(s.risk == "unknown" and "holders not found" in s.evidence, f"{s.risk}: {s.evidence}")
 
 
 def test_tree_wait_names_waker(t: TreeCtx) -> None:
     s = t.site("drivers/foo/foo.c", "wait_for_completion(&dev->done);", "wait_for_completion")
-    check(s.risk == "high", f"{s.risk}: {s.evidence}")
-    check(f"complete() in foo_irq(), drivers/foo/foo.c:{line_of('drivers/foo/foo.c', 'complete(&dev->done)')}"
+    expect(s.risk == "high", f"{s.risk}: {s.evidence}")
+    expect(f"complete() in foo_irq(), drivers/foo/foo.c:{line_of('drivers/foo/foo.c', 'complete(&dev->done)')}"
           in s.evidence and "hardware (interrupt)" in s.evidence, s.evidence)
 
 
 def test_tree_short_timeout_wait_low(t: TreeCtx) -> None:
     s = t.site("drivers/foo/foo.c", "wait_event_timeout(dev->wq", "wait_event_timeout")
-    check(s.risk == "low" and "0.01 s" in s.evidence, f"{s.risk}: {s.evidence}")
+    expect(s.risk == "low" and "0.01 s" in s.evidence, f"{s.risk}: {s.evidence}")
 
 
 def test_tree_every_site_ranked(t: TreeCtx) -> None:
     for s in t.a.sites.values():
-        check(s.risk in ("high", "low", "unknown") and s.evidence,
+        expect(s.risk in ("high", "low", "unknown") and s.evidence,
               f"{s.rel}:{s.line} {s.prim}: {s.risk!r} {s.evidence!r}")
-    check(t.a.rank("drivers/foo/foo.c", 1, "mutex_lock")[0] == "unknown", "an unseen site")
+    expect(t.a.rank("drivers/foo/foo.c", 1, "mutex_lock")[0] == "unknown", "an unseen site")
 
 
 def test_cli_validate(t: TreeCtx) -> None:
     r = subprocess.run(paths.module_cmd("risk") + ["--kdir", t.kdir, "--cache", t.cache, "-j", "1",
                                                    "--validate", "-q"],
                        capture_output=True, text=True)
-    check(r.returncode == 0, r.stderr)
-    check("human-chosen killable sites ranked high: 1/1 = 100.0%" in r.stdout, r.stdout)
-    check("syscall-reachable lock sites ranked high:" in r.stdout, r.stdout)
+    expect(r.returncode == 0, r.stderr)
+    expect("human-chosen killable sites ranked high: 1/1 = 100.0%" in r.stdout, r.stdout)
+    expect("syscall-reachable lock sites ranked high:" in r.stdout, r.stdout)
     bad = subprocess.run(paths.module_cmd("risk") + ["--kdir", os.path.dirname(t.kdir)],
                          capture_output=True, text=True)
-    check(bad.returncode == 2 and "not a kernel tree" in bad.stderr, bad.stderr)
+    expect(bad.returncode == 2 and "not a kernel tree" in bad.stderr, bad.stderr)
 
 
 def main() -> int:
-    passed = failed = 0
-    units = [v for k, v in sorted(globals().items()) if k.startswith("test_")
-             and v.__code__.co_argcount == 0]
-    trees = [v for k, v in sorted(globals().items()) if k.startswith("test_")
-             and v.__code__.co_argcount == 1]
-    for fn in units:
-        try:
-            fn()
-            print(f"ok: {fn.__name__}")
-            passed += 1
-        except Exception:
-            print(f"FAIL: {fn.__name__}\n{traceback.format_exc()}")
-            failed += 1
+    tally = Tally()
+    tests = [(k, v) for k, v in sorted(globals().items()) if k.startswith("test_")]
+    tally.run_all([(k, v) for k, v in tests if v.__code__.co_argcount == 0])
+    trees = [(k, v) for k, v in tests if v.__code__.co_argcount == 1]
     with tempfile.TemporaryDirectory(prefix="killable-risk-") as tmp:
         try:
             ctx = TreeCtx(tmp)
-        except Exception:
-            print(f"FAIL: building the tree\n{traceback.format_exc()}")
-            ctx = None
-            failed += len(trees)
-        for fn in trees if ctx else []:
-            try:
-                fn(ctx)
-                print(f"ok: {fn.__name__}")
-                passed += 1
-            except Exception:
-                print(f"FAIL: {fn.__name__}\n{traceback.format_exc()}")
-                failed += 1
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+        except Exception:  # noqa: BLE001 - every tree test fails with it
+            for name, _ in trees:
+                tally.check(name, False, "building the tree:\n" + traceback.format_exc())
+        else:
+            tally.run_all(trees, ctx)
+    return tally.finish()
 
 
 if __name__ == "__main__":
