@@ -109,7 +109,7 @@ bench: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
 
 ## make check-audit: tests/audit (graph, reports, resume, shards, hung traces, HTML)
 check-audit:
-	$(PYTHON) tests/audit/run_tests.py --kdir $(KDIR) --spatch $(SPATCH)
+	@$(RUNTESTS) audit
 
 # --- hang risk ---
 RISK_FLAGS ?=
@@ -121,7 +121,7 @@ risk: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
 
 ## make check-risk: tests/risk (long-sleep table, critical sections, a small tree; seconds)
 check-risk:
-	@$(PYTHON) tests/risk/run_tests.py
+	@$(RUNTESTS) risk
 
 # --- kernel ---
 # The test kernel (tests/kernel/README.md): kernel-patches/ applied to a
@@ -134,16 +134,22 @@ KERNEL_JOBS ?= 2
 KERNELTEST = $(PYTHON) tests/kernel/kerneltest.py --kcache $(KCACHE) \
 	--build-dir $(KERNEL_BUILD_DIR) --jobs $(KERNEL_JOBS)
 
+# Every check-* target runs tests/run.py, the one runner (its SUITES list
+# names each suite's commands and tier); `make check` is --tier all.
+RUNTESTS = $(PYTHON) tests/run.py --cache $(CACHE) --kcache $(KCACHE) --kdir $(KDIR) \
+	--spatch $(SPATCH) -j $(J) --kernel-build-dir $(KERNEL_BUILD_DIR) \
+	--kernel-jobs $(KERNEL_JOBS) --batches-m $(BATCHES_M)
+
 .PHONY: kernel-patches-check check-kernel kernel-build
 
 ## make kernel-patches-check: checkpatch --strict the series, boot it, KUnit must pass
 kernel-patches-check: kernel-cache
-	$(KERNELTEST) patches-check
+	@$(RUNTESTS) kernel-patches
 
 ## make check-kernel: boot killdemo as written and as converted, check the table
 # Always a real boot (~30 s): the build is cached, the proof is not.
 check-kernel: kernel-cache
-	$(KERNELTEST) --fresh-boot check
+	@$(RUNTESTS) kernel
 
 kernel-build: kernel-cache
 	$(KERNELTEST) build
@@ -151,7 +157,7 @@ kernel-build: kernel-cache
 ## make check-kernel-parsers: unit tests of the console/diff parsers (no kernel)
 .PHONY: check-kernel-parsers
 check-kernel-parsers:
-	$(PYTHON) -m unittest discover -s tests/kernel -p 'test_*.py'
+	@$(RUNTESTS) kernel-parsers
 
 # --- rule tests ---
 # tests/cases/NAME.c against cocci/<family>.cocci (tests/run_rule_tests.py,
@@ -164,43 +170,38 @@ UPDATE ?=
 
 ## make check-rules [K=pattern] [UPDATE=1]: run the rule test cases (tests/cases)
 check-rules:
-	@$(PYTHON) tests/run_rule_tests.py --self-test >/dev/null || \
-		$(PYTHON) tests/run_rule_tests.py --self-test
-	@$(PYTHON) tests/run_rule_tests.py --jobs $(J) --spatch $(SPATCH) \
-		$(if $(K),-k '$(K)') $(if $(filter 1,$(UPDATE)),--update) $(if $(filter 1,$(V)),-v)
+	@$(RUNTESTS) rules $(if $(K),-k '$(K)') $(if $(filter 1,$(UPDATE)),--update) \
+		$(if $(filter 1,$(V)),-v)
 
 ## make check-unit: unit tests of the verdict checks on small C snippets (no spatch)
 .PHONY: check-unit
 check-unit:
-	$(PYTHON) -m unittest discover -s tests/unit -p 'test_*.py'
+	@$(RUNTESTS) unit
 
 ## make check-fast: the quick tier (< 2 min): generated rules fresh, unit tests, rule fixtures
-check-fast: check-generated check-unit check-kernel-parsers check-rules
+check-fast: $(CACHE)/.deps-ok
+	@$(RUNTESTS) --tier fast
 
 check-generated: $(CACHE)/.deps-ok
-	@$(PYTHON) tests/rule_headers.py
-	@$(PYTHON) tests/rule_inputs.py
+	@$(RUNTESTS) generated
 
 ## make check-smoke: the rules under the kernel's own coccicheck, and patch/report mode over 6.1 drivers/char, drivers/misc, fs/proc
 check-smoke: kernel-cache
-	@$(PYTHON) tests/kernel_coccicheck.py --kdir $(KCACHE)
-	@$(PYTHON) tests/smoke_real_tree.py --kdir $(KCACHE) -j $(J)
+	@$(RUNTESTS) smoke
 
 ## make check-cli: bad input, the user's files, the first run (tests/cli, small trees; < 1 min)
 .PHONY: check-cli
 check-cli:
-	@$(PYTHON) tests/cli/run_tests.py --kdir $(KCACHE)
+	@$(RUNTESTS) cli
 
 ## make check: every test (fast tier, real-tree smoke, CLI, precision corpus, audit, risk, batches, kernel patches and the boot test)
 ## make check-precision: the reviewed real 6.1 sites keep their verdicts and hunks (tests/precision)
 .PHONY: check-precision
 check-precision: kernel-cache
-	@$(PYTHON) tests/precision/precision.py --kdir $(KCACHE) -j $(J) check
+	@$(RUNTESTS) precision
 
 check: deps
-	@rc=0; for t in check-fast check-smoke check-cli check-precision check-audit check-risk check-batches kernel-patches-check check-kernel; do \
-		echo "== $$t"; $(MAKE) --no-print-directory $$t || rc=1; \
-	done; exit $$rc
+	@$(RUNTESTS) --tier all
 
 # --- batches ---
 # make batches [KDIR=tree] M=subdir [REACH=file]: the patch-mode diff as patch
@@ -224,4 +225,4 @@ batches: $(if $(filter $(KCACHE),$(KDIR)),kernel-cache)
 
 ## make check-batches: series for 6.1 drivers/misc/mei: git am, checkpatch, compile, thread shape, refusals
 check-batches: kernel-cache
-	@$(PYTHON) tests/batches/run_tests.py --kdir $(KCACHE) --cache $(CACHE) -m $(BATCHES_M) -j $(BATCHES_J)
+	@$(RUNTESTS) batches

@@ -9,7 +9,9 @@ a Tally and prints them in one format, defined here once:
     skip: NAME: why
     [LABEL: ]N passed, N failed[, N skipped]      (always the last line)
 
-`tests/run.py` runs the suites by tier and adds their last lines up, and
+Unit tests are written with unittest's assertions and run through
+`run_unittests()`, so that they print the same lines.  `tests/run.py`
+runs the suites by tier and adds their last lines up, and
 so does `.ci/run` for `make check`.  A test is a function; `collect()`
 finds a module's `test_*` functions, `Tally.run()` calls one: a failed
 `expect()` (AssertionError) is a FAIL with its message, any other
@@ -21,6 +23,7 @@ from __future__ import annotations
 import re
 import time
 import traceback
+import unittest
 from typing import Any, Callable, Iterable
 
 SUMMARY = re.compile(r"^(?:[A-Za-z -]+: )?(\d+) passed, (\d+) failed")
@@ -112,3 +115,27 @@ class Tally:
             line += f", {self.skipped} skipped"
         print((f"{self.label}: " if self.label else "") + line, flush=True)
         return 1 if self.failed else 0
+
+
+def _each_test(suite: unittest.TestSuite) -> Iterable[unittest.TestCase]:
+    for item in suite:
+        if isinstance(item, unittest.TestSuite):
+            yield from _each_test(item)
+        else:
+            yield item
+
+
+def run_unittests(start: str, tally: Tally, pattern: str = "test_*.py") -> None:
+    """Discover the unittest cases under start and record each in tally."""
+    suite = unittest.TestLoader().discover(start, pattern=pattern, top_level_dir=start)
+    for test in _each_test(suite):
+        result = unittest.TestResult()
+        t0 = time.time()
+        test.run(result)
+        name = test.id()
+        if result.skipped:
+            tally.skip(name, result.skipped[0][1])
+            continue
+        problems = result.failures + result.errors + [
+            (t, "unexpected success") for t in result.unexpectedSuccesses]
+        tally.check(name, not problems, "\n".join(tb for _, tb in problems), time.time() - t0)
