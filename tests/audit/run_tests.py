@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Tests for the audit: graph, reports, resume, errors, hung tasks, shards, HTML.
 
-Runs every test_* function; prints one PASS/FAIL line each and
-`N passed, N failed` last; exits 1 if any failed.  Tests that need the 6.1
+Runs every test_* function; prints one line each and `N passed, N failed`
+last (tests/harness.py); exits 1 if any failed.  Tests that need the 6.1
 tree or chromium are skipped (counted apart) when those are missing.
 """
 
@@ -23,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 import zlib
 import struct
 from dataclasses import dataclass
@@ -39,11 +38,10 @@ from killable.audit import run as audit  # noqa: E402
 from killable.graph import callgraph  # noqa: E402
 from killable import hung as hung_task  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(HERE))
+from harness import Skip, Tally, collect, expect  # noqa: E402
+
 STUB = os.path.join(HERE, "stub.cocci")
-
-
-class Skip(Exception):
-    pass
 
 
 @dataclass
@@ -52,11 +50,6 @@ class Ctx:
     spatch: str
     tmp: str
     cache: str          # shared scan cache for the real tree (graph facts)
-
-
-def check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise AssertionError(msg)
 
 
 def need_tree(ctx: Ctx) -> None:
@@ -199,56 +192,56 @@ def test_graph_tiny(ctx: Ctx) -> None:
     kdir = make_tiny(os.path.join(ctx.tmp, "tiny"))
     res = callgraph.compute(kdir, os.path.join(ctx.tmp, "tiny-cache"), 1)
     w = res.lookup("drivers/foo/bar.c", "foo_wait")
-    check(w["root_kinds"] == ["ioctl"], f"foo_wait kinds {w}")
-    check(w["chain"] == "foo_ioctl -> foo_cmd -> foo_wait", f"chain {w['chain']}")
-    check(w["mnf_kinds"] == ["release"], f"foo_wait mnf {w}")
-    check(w["mnf_chain"] == "foo_release -> foo_teardown -> foo_wait", w["mnf_chain"])
+    expect(w["root_kinds"] == ["ioctl"], f"foo_wait kinds {w}")
+    expect(w["chain"] == "foo_ioctl -> foo_cmd -> foo_wait", f"chain {w['chain']}")
+    expect(w["mnf_kinds"] == ["release"], f"foo_wait mnf {w}")
+    expect(w["mnf_chain"] == "foo_release -> foo_teardown -> foo_wait", w["mnf_chain"])
     # a call through ->frob reaches the function stored in .frob
     g = res.graph
     fc = g.node("drivers/foo/bar.c", "foo_cmd")
-    check("bar_frob" in [g.funcs[x] for x in g.edges[fc]], "f->ops->frob() reaches bar_frob")
+    expect("bar_frob" in [g.funcs[x] for x in g.edges[fc]], "f->ops->frob() reaches bar_frob")
     fr = res.lookup("drivers/foo/bar.c", "bar_frob")
-    check(fr["chain"] == "typed_ioctl -> bar_frob", f"member call {fr}")
+    expect(fr["chain"] == "typed_ioctl -> bar_frob", f"member call {fr}")
     # static helper in foo.c is not the global helper in bar.c
     fu = g.node("drivers/foo/foo.c", "foo_user")
-    check([g.files[x] for x in g.edges[fu]] == ["drivers/foo/foo.c"], "static preferred")
+    expect([g.files[x] for x in g.edges[fu]] == ["drivers/foo/foo.c"], "static preferred")
     sc = res.lookup("drivers/foo/bar.c", "sys_foo")
-    check(sc["root_kinds"] == ["syscall"], f"SYSCALL_DEFINE root {sc}")
+    expect(sc["root_kinds"] == ["syscall"], f"SYSCALL_DEFINE root {sc}")
     h = res.lookup("drivers/foo/bar.c", "helper")
-    check(h["chain"] == "sys_foo -> helper", f"global helper from syscall {h}")
+    expect(h["chain"] == "sys_foo -> helper", f"global helper from syscall {h}")
     hs = res.lookup("drivers/foo/foo.c", "helper")
-    check(hs["chain"] == "", f"static helper unreached {hs}")
+    expect(hs["chain"] == "", f"static helper unreached {hs}")
     lines = callgraph.reach_lines(res)
-    check("drivers/foo/bar.c\tfoo_wait\tioctl,mnf:release" in lines, f"reach tsv {lines}")
+    expect("drivers/foo/bar.c\tfoo_wait\tioctl,mnf:release" in lines, f"reach tsv {lines}")
     # typed member call: d->ops is a struct frob_ops (include/linux/frob.h),
     # so ->frob reaches bar_frob (frob_ops) and not other_frob (other_ops)
     tf = g.node("drivers/foo/typed.c", "typed_ioctl")
-    check(sorted(g.funcs[x] for x in g.edges[tf]) == ["bar_frob"],
+    expect(sorted(g.funcs[x] for x in g.edges[tf]) == ["bar_frob"],
           f"typed call {[g.funcs[x] for x in g.edges[tf]]}")
     # a call of a macro defined in the file is not a call of io/iow.c:io_write
     mo = g.node("drivers/foo/mac.c", "mac_open")
-    check(g.edges[mo] == [] and res.stats["macro_calls_skipped"] == 1, "macro call skipped")
+    expect(g.edges[mo] == [] and res.stats["macro_calls_skipped"] == 1, "macro call skipped")
     # must-not-fail follows direct calls only: foo_teardown's f->ops->frob()
-    check(res.lookup("drivers/foo/bar.c", "bar_frob")["mnf_kinds"] == [], "mnf via member")
+    expect(res.lookup("drivers/foo/bar.c", "bar_frob")["mnf_kinds"] == [], "mnf via member")
     # untyped ->poke with 9 targets (> 8) is dropped, and counted
     tu = g.node("drivers/foo/typed.c", "typed_untyped")
-    check(g.edges[tu] == [] and res.stats["dropped_member_calls"] >= 1, "fan-out cap")
+    expect(g.edges[tu] == [] and res.stats["dropped_member_calls"] >= 1, "fan-out cap")
     # second run comes from the cache
     res2 = callgraph.compute(kdir, os.path.join(ctx.tmp, "tiny-cache"), 1)
-    check(res2.stats["scan_cache_hits"] == 7, f"cache hits (5 .c + 2 .h) {res2.stats}")
-    check(callgraph.reach_lines(res2) == lines, "cached graph differs")
-    check(res2.stats["graph_cached"] and res2.stats["rescanned"] == 0, f"warm {res2.stats}")
+    expect(res2.stats["scan_cache_hits"] == 7, f"cache hits (5 .c + 2 .h) {res2.stats}")
+    expect(callgraph.reach_lines(res2) == lines, "cached graph differs")
+    expect(res2.stats["graph_cached"] and res2.stats["rescanned"] == 0, f"warm {res2.stats}")
     # moving functions down keeps the graph; a new call rebuilds it
     bar = os.path.join(kdir, "drivers/foo/bar.c")
     text = open(bar).read()
     open(bar, "w").write("/* moved */\n\n" + text)
     res3 = callgraph.compute(kdir, os.path.join(ctx.tmp, "tiny-cache"), 1)
-    check(res3.stats["graph_cached"] and res3.stats["rescanned"] == 1, f"moved {res3.stats}")
-    check(callgraph.reach_lines(res3) == lines, "moved functions changed the reach")
+    expect(res3.stats["graph_cached"] and res3.stats["rescanned"] == 1, f"moved {res3.stats}")
+    expect(callgraph.reach_lines(res3) == lines, "moved functions changed the reach")
     open(bar, "w").write(text.replace("\treturn 1;", "\tfoo_wait(0);\n\treturn 1;"))
     res4 = callgraph.compute(kdir, os.path.join(ctx.tmp, "tiny-cache"), 1)
-    check(not res4.stats["graph_cached"] and res4.stats["rescanned"] == 1, f"edit {res4.stats}")
-    check(res4.lookup("drivers/foo/bar.c", "foo_wait")["root_kinds"] == ["ioctl", "syscall"],
+    expect(not res4.stats["graph_cached"] and res4.stats["rescanned"] == 1, f"edit {res4.stats}")
+    expect(res4.lookup("drivers/foo/bar.c", "foo_wait")["root_kinds"] == ["ioctl", "syscall"],
           f"new call not followed {res4.lookup('drivers/foo/bar.c', 'foo_wait')}")
 
 
@@ -256,17 +249,17 @@ def test_graph_real_subtree(ctx: Ctx) -> None:
     need_tree(ctx)
     res = callgraph.compute(ctx.kdir, ctx.cache, 2, ["drivers/char", "fs/proc"])
     pp = res.lookup("drivers/char/ppdev.c", "pp_ioctl")
-    check("ioctl" in pp["root_kinds"], f"pp_ioctl is an ioctl root: {pp}")
+    expect("ioctl" in pp["root_kinds"], f"pp_ioctl is an ioctl root: {pp}")
     rel = res.lookup("drivers/char/ppdev.c", "pp_release")
-    check("release" in rel["mnf_kinds"], f"pp_release is must-not-fail: {rel}")
+    expect("release" in rel["mnf_kinds"], f"pp_release is must-not-fail: {rel}")
     hp = res.lookup("drivers/char/hpet.c", "hpet_ioctl")
-    check("ioctl" in hp["root_kinds"], f"hpet_ioctl {hp}")
+    expect("ioctl" in hp["root_kinds"], f"hpet_ioctl {hp}")
     # pp_do_ioctl is called by pp_ioctl: a two-step chain
     d = res.lookup("drivers/char/ppdev.c", "pp_do_ioctl")
-    check(d["chain"] == "pp_ioctl -> pp_do_ioctl", f"pp_do_ioctl chain {d}")
+    expect(d["chain"] == "pp_ioctl -> pp_do_ioctl", f"pp_do_ioctl chain {d}")
     at = res.lookup("fs/proc/base.c", "proc_pid_attr_write")
-    check(at["root_kinds"], f"proc attr write is a root {at}")
-    check(res.stats["functions"] > 2500 and res.stats["edges"] > 4000, str(res.stats))
+    expect(at["root_kinds"], f"proc attr write is a root {at}")
+    expect(res.stats["functions"] > 2500 and res.stats["edges"] > 4000, str(res.stats))
 
 
 # ---------------------------------------------------------------- reports
@@ -299,60 +292,60 @@ def test_reports(ctx: Ctx) -> None:
     report_audit.write_reports(data, out)
     with open(os.path.join(out, "sites.csv")) as f:
         rows = list(csv.DictReader(f))
-    check(len(rows) == 40, f"csv rows {len(rows)}")
-    check(list(rows[0].keys()) == report_audit.COLUMNS, f"csv columns {list(rows[0])}")
-    check(any(r["reason"] == "why, with comma" for r in rows), "csv quoting")
+    expect(len(rows) == 40, f"csv rows {len(rows)}")
+    expect(list(rows[0].keys()) == report_audit.COLUMNS, f"csv columns {list(rows[0])}")
+    expect(any(r["reason"] == "why, with comma" for r in rows), "csv quoting")
     with open(os.path.join(out, "sites.json")) as f:
         js = json.load(f)
-    check(len(js["sites"]) == 40 and js["tree"] == "linux-9.7", "sites.json")
+    expect(len(js["sites"]) == 40 and js["tree"] == "linux-9.7", "sites.json")
     for c in report_audit.COLUMNS:
-        check(c in js["sites"][0], f"json field {c}")
+        expect(c in js["sites"][0], f"json field {c}")
     md = open(os.path.join(out, "summary.md")).read()
     for want in ("| convertible | 10 |", "spatch version: 1.1.1",
                  "files with parse errors: 1", "## By family", "## By subsystem",
                  "## Top 30 drivers", "`drivers/d1`"):
-        check(want in md, f"summary lacks {want!r}")
-    check(not [x for x in os.listdir(out) if x.startswith(".tmp")], "temp files left")
+        expect(want in md, f"summary lacks {want!r}")
+    expect(not [x for x in os.listdir(out) if x.startswith(".tmp")], "temp files left")
     # deterministic: same data, same bytes
     before = {x: open(os.path.join(out, x), "rb").read() for x in os.listdir(out)}
     report_audit.write_reports(json.loads(json.dumps(data)), out)
     after = {x: open(os.path.join(out, x), "rb").read() for x in os.listdir(out)}
-    check(before == after, "reports not deterministic")
+    expect(before == after, "reports not deterministic")
 
 
 def test_tree_names(ctx: Ctx) -> None:
     kdir = make_tiny(os.path.join(ctx.tmp, "tiny-names"))
     # the kernel cache is linux-X.Y; any other tree gets a hash (tests/cli: the rest)
-    check(kernel_tree.report_name(kdir, kcache=kdir) == "linux-9.7",
+    expect(kernel_tree.report_name(kdir, kcache=kdir) == "linux-9.7",
           kernel_tree.report_name(kdir, kcache=kdir))
-    check(kernel_tree.report_name(kdir, "drivers/foo/", kcache=kdir) == "linux-9.7-drivers_foo",
+    expect(kernel_tree.report_name(kdir, "drivers/foo/", kcache=kdir) == "linux-9.7-drivers_foo",
           "M name")
-    check(kernel_tree.report_name(kdir, "drivers/foo") ==
+    expect(kernel_tree.report_name(kdir, "drivers/foo") ==
           f"linux-9.7-{hashlib.sha1(os.path.realpath(kdir).encode()).hexdigest()[:8]}"
           "-drivers_foo", f"another tree: {kernel_tree.report_name(kdir, 'drivers/foo')}")
-    check(audit.subsystem_of("drivers/char/ipmi/x.c") == "drivers/char", "subsystem")
-    check(audit.subsystem_of("fs/proc/base.c") == "fs", "subsystem fs")
+    expect(audit.subsystem_of("drivers/char/ipmi/x.c") == "drivers/char", "subsystem")
+    expect(audit.subsystem_of("fs/proc/base.c") == "fs", "subsystem fs")
     files = [f"d{i}/x{j}.c" for i in range(7) for j in range(i + 1)]
     parts = [audit.shard_files(files, k, 3) for k in (1, 2, 3)]
-    check(sorted(sum(parts, [])) == sorted(files), "shards cover all files once")
+    expect(sorted(sum(parts, [])) == sorted(files), "shards cover all files once")
     for p in parts:
-        check(len({os.path.dirname(x) for x in p}) == len({os.path.dirname(x) for x in p}),
+        expect(len({os.path.dirname(x) for x in p}) == len({os.path.dirname(x) for x in p}),
               "dirs")
     dirs = [{os.path.dirname(x) for x in p} for p in parts]
-    check(not (dirs[0] & dirs[1]) and not (dirs[1] & dirs[2]), "a directory in two shards")
-    check(audit.shard_files(files, 2, 3) == parts[1], "shards deterministic")
+    expect(not (dirs[0] & dirs[1]) and not (dirs[1] & dirs[2]), "a directory in two shards")
+    expect(audit.shard_files(files, 2, 3) == parts[1], "shards deterministic")
 
 
 def test_bad_inputs(ctx: Ctx) -> None:
     a = "audit"
     r = py(a, "--kdir", os.path.join(ctx.tmp, "nope"), "--no-progress")
-    check(r.returncode == 2 and r.stderr.count("\n") == 1 and "no such directory" in r.stderr,
+    expect(r.returncode == 2 and r.stderr.count("\n") == 1 and "no such directory" in r.stderr,
           f"missing KDIR: {r.returncode} {r.stderr!r}")
     notk = os.path.join(ctx.tmp, "notkernel")
     os.makedirs(notk, exist_ok=True)
     open(os.path.join(notk, "Makefile"), "w").close()
     r = py(a, "--kdir", notk, "--no-progress")
-    check(r.returncode == 2 and "not a kernel tree" in r.stderr and r.stderr.count("\n") == 1,
+    expect(r.returncode == 2 and "not a kernel tree" in r.stderr and r.stderr.count("\n") == 1,
           f"non-kernel KDIR: {r.stderr!r}")
     kdir = make_tiny(os.path.join(ctx.tmp, "tiny-bad"))
     os.makedirs(os.path.join(kdir, "include", "linux"), exist_ok=True)
@@ -360,19 +353,19 @@ def test_bad_inputs(ctx: Ctx) -> None:
     open(blocker, "w").close()
     r = py(a, "--kdir", kdir, "--reports", os.path.join(blocker, "reports"), "--no-progress",
            "--rules", STUB, "--cache", os.path.join(ctx.tmp, "c-bad"))
-    check(r.returncode == 2 and "not writable" in r.stderr and r.stderr.count("\n") == 1,
+    expect(r.returncode == 2 and "not writable" in r.stderr and r.stderr.count("\n") == 1,
           f"unwritable reports: {r.stderr!r}")
     if os.geteuid() != 0:
         ro = os.path.join(ctx.tmp, "ro")
         os.makedirs(ro, exist_ok=True)
         os.chmod(ro, 0o555)
         r = py(a, "--kdir", kdir, "--reports", ro, "--no-progress", "--rules", STUB)
-        check(r.returncode == 2 and "not writable" in r.stderr, f"read-only: {r.stderr!r}")
+        expect(r.returncode == 2 and "not writable" in r.stderr, f"read-only: {r.stderr!r}")
     r = py(a, "--kdir", kdir, "-M", "drivers/none", "--no-progress", "--rules", STUB,
            "--reports", os.path.join(ctx.tmp, "r-bad"))
-    check(r.returncode == 2 and "M=drivers/none" in r.stderr, f"bad M: {r.stderr!r}")
+    expect(r.returncode == 2 and "M=drivers/none" in r.stderr, f"bad M: {r.stderr!r}")
     r = py(a, "--kdir", kdir, "--shard", "3/2", "--out", "x", "--no-progress")
-    check(r.returncode == 2 and "--shard" in r.stderr, f"bad shard {r.stderr!r}")
+    expect(r.returncode == 2 and "--shard" in r.stderr, f"bad shard {r.stderr!r}")
 
 
 # ---------------------------------------------------------------- audit runs (stub rule)
@@ -400,7 +393,7 @@ def run_audit(ctx: Ctx, cache: str, reports: str, *extra: str, rules: str = STUB
         return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
     r = subprocess.run(cmd, capture_output=True, text=True)
-    check(r.returncode == 0, f"audit failed: {r.stderr[-800:]}")
+    expect(r.returncode == 0, f"audit failed: {r.stderr[-800:]}")
     return r
 
 
@@ -416,16 +409,16 @@ def test_audit_stub_and_cache(ctx: Ctx) -> None:
     r1 = run_audit(ctx, cache, rep, "-j", "2")
     d = os.path.join(rep, "linux-6.1-drivers_char_mwave")
     js = json.load(open(os.path.join(d, "sites.json")))
-    check(len(js["sites"]) >= 5, f"stub sites {len(js['sites'])}")
+    expect(len(js["sites"]) >= 5, f"stub sites {len(js['sites'])}")
     stats1 = json.load(open(os.path.join(d, "run-stats.json")))
     first = read_reports(d)
     run_audit(ctx, cache, rep, "-j", "2")
     stats2 = json.load(open(os.path.join(d, "run-stats.json")))
-    check(stats2["spatch_runs"] == 0, f"second run should be all cached: {stats2}")
-    check(read_reports(d) == first, "cached rerun changed reports")
-    check(stats1["spatch_runs"] >= 1, str(stats1))
+    expect(stats2["spatch_runs"] == 0, f"second run should be all cached: {stats2}")
+    expect(read_reports(d) == first, "cached rerun changed reports")
+    expect(stats1["spatch_runs"] >= 1, str(stats1))
     s = js["sites"][0]
-    check(s["root_kinds"] or s["verdict"] == "not on a syscall path" or s["mnf_kinds"],
+    expect(s["root_kinds"] or s["verdict"] == "not on a syscall path" or s["mnf_kinds"],
           f"graph joined {s}")
 
 
@@ -450,17 +443,17 @@ def test_resume_after_kill(ctx: Ctx) -> None:
         if n >= 1:
             break
         time.sleep(0.05)
-    check(p.poll() is None, "audit finished before it could be killed")
+    expect(p.poll() is None, "audit finished before it could be killed")
     os.killpg(p.pid, signal.SIGKILL)
     p.wait()
     d = os.path.join(rep, "linux-6.1-drivers_char_xillybus")
-    check(not os.path.exists(os.path.join(d, "sites.json")), "killed run wrote reports")
+    expect(not os.path.exists(os.path.join(d, "sites.json")), "killed run wrote reports")
     run_audit(ctx, cache, rep, "-j", "1", "--chunk", "1", rules=paced, m=m)
     st = json.load(open(os.path.join(d, "run-stats.json")))
     total = json.load(open(os.path.join(d, "results.json")))["candidates"]
-    check(st["spatch_ran_files"] < total, f"resume reran everything: {st} of {total}")
+    expect(st["spatch_ran_files"] < total, f"resume reran everything: {st} of {total}")
     ref = read_reports(os.path.join(ref_rep, "linux-6.1-drivers_char_xillybus"))
-    check(read_reports(d) == ref, "resumed reports differ from an uninterrupted run")
+    expect(read_reports(d) == ref, "resumed reports differ from an uninterrupted run")
 
 
 def test_shard_merge(ctx: Ctx) -> None:
@@ -476,14 +469,14 @@ def test_shard_merge(ctx: Ctx) -> None:
         parts.append(out)
     a = json.load(open(parts[0]))["files"]
     b = json.load(open(parts[1]))["files"]
-    check(a and b and not set(a) & set(b), f"shards overlap or empty: {len(a)} {len(b)}")
+    expect(a and b and not set(a) & set(b), f"shards overlap or empty: {len(a)} {len(b)}")
     merged = os.path.join(ctx.tmp, "r-merged")
     r = py("audit", "--merge", *parts, "--reports", merged)
-    check(r.returncode == 0, r.stderr)
+    expect(r.returncode == 0, r.stderr)
     want = read_reports(os.path.join(full, "linux-6.1-drivers_char_tpm"))
     got = read_reports(os.path.join(merged, "linux-6.1-drivers_char_tpm"))
     for k in want:
-        check(want[k] == got[k], f"merged {k} differs from the unsharded run")
+        expect(want[k] == got[k], f"merged {k} differs from the unsharded run")
 
 
 def test_timeout_recorded(ctx: Ctx) -> None:
@@ -518,11 +511,11 @@ pass
         st = {f: r["status"] for f, r in res["files"].items()}
         if st.get("kernel/events/core.c") == "timeout":
             break
-    check(st.get("kernel/events/core.c") == "timeout", f"timeout status {st}")
-    check(st.get("kernel/kthread.c") == "ok", f"other file kept {st}")
-    check(res["files"]["kernel/kthread.c"]["sites"], "sites of the other file kept")
+    expect(st.get("kernel/events/core.c") == "timeout", f"timeout status {st}")
+    expect(st.get("kernel/kthread.c") == "ok", f"other file kept {st}")
+    expect(res["files"]["kernel/kthread.c"]["sites"], "sites of the other file kept")
     md = open(os.path.join(rep, "linux-6.1-kernel", "summary.md")).read()
-    check("files timed out or crashed: 1" in md, "summary counts the timeout")
+    expect("files timed out or crashed: 1" in md, "summary counts the timeout")
 
 
 def test_parse_errors_counted(ctx: Ctx) -> None:
@@ -543,13 +536,13 @@ Skipping: drivers/char/mem.c
     so = "fs/proc/array.c:10:1-11: mutex_lock in f(): converted\nnoise\n"
     r = audit.parse_spatch_output(so, out, ["fs/proc/array.c", "fs/proc/base.c",
                                             "drivers/char/mem.c", "x.c"])
-    check(r["fs/proc/array.c"]["parse_errors"] == 1 and
+    expect(r["fs/proc/array.c"]["parse_errors"] == 1 and
           r["fs/proc/array.c"]["parse_error_lines"] == [537], str(r["fs/proc/array.c"]))
-    check(r["fs/proc/array.c"]["lines"] == [so.splitlines()[0]], "report line kept")
-    check(r["fs/proc/base.c"]["status"] == "timeout" and r["fs/proc/base.c"]["parse_errors"] == 2,
+    expect(r["fs/proc/array.c"]["lines"] == [so.splitlines()[0]], "report line kept")
+    expect(r["fs/proc/base.c"]["status"] == "timeout" and r["fs/proc/base.c"]["parse_errors"] == 2,
           str(r["fs/proc/base.c"]))
-    check(r["drivers/char/mem.c"]["status"] == "skipped", "skipped")
-    check(r["x.c"]["status"] == "", "unseen file is not ok")
+    expect(r["drivers/char/mem.c"]["status"] == "skipped", "skipped")
+    expect(r["x.c"]["status"] == "", "unseen file is not ok")
 
 
 # ---------------------------------------------------------------- hung tasks
@@ -557,27 +550,27 @@ Skipping: drivers/char/mem.c
 def test_hung_parser(ctx: Ctx) -> None:
     text = open(os.path.join(HERE, "traces", "hpet-ioctl.txt")).read()
     tasks = hung_task.parse_log(text)
-    check(len(tasks) == 2, f"tasks {len(tasks)}")
+    expect(len(tasks) == 2, f"tasks {len(tasks)}")
     t = tasks[0]
-    check((t.name, t.pid, t.secs) == ("hpet_test", 4242, 122), str(t))
+    expect((t.name, t.pid, t.secs) == ("hpet_test", 4242, 122), str(t))
     names = [f.func for f in t.frames]
-    check(names[:4] == ["__schedule", "schedule", "schedule_preempt_disabled", "__mutex_lock"],
+    expect(names[:4] == ["__schedule", "schedule", "schedule_preempt_disabled", "__mutex_lock"],
           f"suffix strip {names}")
-    check("hpet_ioctl" in names and "RIP" not in " ".join(names), str(names))
-    check([f.unreliable for f in t.frames if f.func == "__might_fault"] == [True], "? frame")
+    expect("hpet_ioctl" in names and "RIP" not in " ".join(names), str(names))
+    expect([f.unreliable for f in t.frames if f.func == "__might_fault"] == [True], "? frame")
     k = tasks[1]
-    check(k.name == "kworker/1:2" and any(f.module == "ipmi_msghandler" for f in k.frames),
+    expect(k.name == "kworker/1:2" and any(f.module == "ipmi_msghandler" for f in k.frames),
           "module")
     nm = hung_task.parse_log(open(os.path.join(HERE, "traces", "nomatch.txt")).read())
-    check(len(nm) == 1 and len(nm[0].frames) == 13, f"nomatch frames {len(nm[0].frames)}")
-    check(hung_task.parse_log("no reports here\n") == [], "empty log")
+    expect(len(nm) == 1 and len(nm[0].frames) == 13, f"nomatch frames {len(nm[0].frames)}")
+    expect(hung_task.parse_log("no reports here\n") == [], "empty log")
     sites = {"hpet_ioctl": [{"file": "drivers/char/hpet.c", "line": 667, "function": "hpet_ioctl",
                              "primitive": "mutex_lock", "verdict": "refused", "reason": "r",
                              "chain": "hpet_ioctl", "mnf_kinds": ""}]}
     out, hits = hung_task.report(tasks, sites, ctx.kdir, "spatch", "", "", 10, False)
-    check(hits == 1 and "hpet.c:667: mutex_lock: refused: r" in out, out)
+    expect(hits == 1 and "hpet.c:667: mutex_lock: refused: r" in out, out)
     out, hits = hung_task.report(nm, sites, ctx.kdir, "spatch", "", "", 10, False)
-    check(hits == 0 and "no frame matches an audited site" in out, out)
+    expect(hits == 0 and "no frame matches an audited site" in out, out)
     diff = """--- a/x.c
 +++ b/x.c
 @@ -10,3 +10,4 @@ f
@@ -590,7 +583,7 @@ def test_hung_parser(ctx: Ctx) -> None:
 +y
 """
     h = hung_task.hunks_for(diff, (48, 60), 55, "x.c")
-    check("@@ -50,2" in h and "@@ -10" not in h and h.startswith("--- a/x.c"), h)
+    expect("@@ -50,2" in h and "@@ -10" not in h and h.startswith("--- a/x.c"), h)
 
 
 def test_hung_patch_real(ctx: Ctx) -> None:
@@ -601,11 +594,11 @@ def test_hung_patch_real(ctx: Ctx) -> None:
     d = os.path.join(rep, "linux-6.1-drivers_char")
     r = py("hung", "--kdir", ctx.kdir, "--reports", d,
            "--cache", ctx.cache, os.path.join(HERE, "traces", "hpet-ioctl.txt"))
-    check(r.returncode == 0, r.stderr)
-    check("hpet_ioctl -> drivers/char/hpet.c:" in r.stdout, r.stdout)
-    check("+\terr = mutex_lock_killable(&hpet_mutex);" in r.stdout or "convertible" not in
+    expect(r.returncode == 0, r.stderr)
+    expect("hpet_ioctl -> drivers/char/hpet.c:" in r.stdout, r.stdout)
+    expect("+\terr = mutex_lock_killable(&hpet_mutex);" in r.stdout or "convertible" not in
           r.stdout, f"patch hunk missing:\n{r.stdout}")
-    check("no frame matches an audited site" in r.stdout, "kworker task matches nothing")
+    expect("no frame matches an audited site" in r.stdout, "kworker task matches nothing")
 
 
 # ---------------------------------------------------------------- real rules
@@ -620,9 +613,9 @@ def test_audit_real_rules(ctx: Ctx) -> None:
     run_audit(ctx, ctx.cache, rep, "-j", "2", rules="", m=m)
     js = json.load(open(os.path.join(rep, "linux-6.1-" + m.replace("/", "_"), "sites.json")))
     conv = [s for s in js["sites"] if s["verdict"] == "convertible"]
-    check(conv, f"no convertible site in {m}")
-    check(all(s["root_kinds"] and s["chain"] for s in conv), f"convertible without root {conv}")
-    check(all(s["family"] != "?" for s in js["sites"]), "unknown family")
+    expect(conv, f"no convertible site in {m}")
+    expect(all(s["root_kinds"] and s["chain"] for s in conv), f"convertible without root {conv}")
+    expect(all(s["family"] != "?" for s in js["sites"]), "unknown family")
 
 
 def test_two_pass_matches_whole_files(ctx: Ctx) -> None:
@@ -648,10 +641,10 @@ def test_two_pass_matches_whole_files(ctx: Ctx) -> None:
                             "--include-headers", "-D", f"killable_reach={reach}", *sorted(files)],
                            cwd=ctx.kdir, capture_output=True, text=True,
                            env=dict(os.environ, KILLABLE_REACH=reach, KILLABLE_SCRIPTS=SCRIPTS))
-        check(r.returncode == 0, f"{cocci}: {r.stderr[-400:]}")
+        expect(r.returncode == 0, f"{cocci}: {r.stderr[-400:]}")
         want |= {ln for ln in r.stdout.splitlines() if spatch.REPORT_RE.match(ln)}
-    check(len(want) > 20, f"too few sites to compare: {len(want)}")
-    check(got == want, f"two-pass differs: only audit {sorted(got - want)[:3]}, "
+    expect(len(want) > 20, f"too few sites to compare: {len(want)}")
+    expect(got == want, f"two-pass differs: only audit {sorted(got - want)[:3]}, "
                        f"only whole files {sorted(want - got)[:3]}")
 
 
@@ -663,14 +656,14 @@ def test_bench_smoke(ctx: Ctx) -> None:
     out = os.path.join(ctx.tmp, "bench.json")
     r = py("bench", "--kdir", ctx.kdir, "-M", "drivers/char/mwave",
            "-j", "2", "--spatch", ctx.spatch, "--json", out)
-    check(r.returncode == 0, f"bench failed: {r.stderr[-600:]}")
+    expect(r.returncode == 0, f"bench failed: {r.stderr[-600:]}")
     for want in ("(a) coccicheck double_lock", "(b) audit cold J=2", "(c) audit, 1 file touched",
                  "(b') audit cold J=1", "-j scaling:", "spatch reran 1 file(s)"):
-        check(want in r.stdout, f"bench output lacks {want!r}:\n{r.stdout}")
+        expect(want in r.stdout, f"bench output lacks {want!r}:\n{r.stdout}")
     js = json.load(open(out))
-    check(js["touch"]["stats"]["spatch_ran_files"] == 1, f"touch reran {js['touch']['stats']}")
-    check(js["cold"]["stats"]["spatch_max_rss_kb"] > 0, "peak RSS recorded")
-    check(subprocess.run(["git", "-C", ctx.kdir, "status", "--porcelain"], capture_output=True,
+    expect(js["touch"]["stats"]["spatch_ran_files"] == 1, f"touch reran {js['touch']['stats']}")
+    expect(js["cold"]["stats"]["spatch_max_rss_kb"] > 0, "peak RSS recorded")
+    expect(subprocess.run(["git", "-C", ctx.kdir, "status", "--porcelain"], capture_output=True,
                          text=True).stdout == "", "bench modified the tree")
 
 
@@ -680,7 +673,7 @@ def png_size_and_variety(path: str) -> tuple[int, int, int]:
     """(width, height, distinct sampled pixel values) of an RGB(A) PNG."""
     with open(path, "rb") as f:
         data = f.read()
-    check(data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG")
+    expect(data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG")
     pos, idat = 8, b""
     w = h = 0
     ctype = 6
@@ -766,12 +759,12 @@ class Browser:
                 if not select.select([self.out_r], [], [], max(0.0, end - time.monotonic()))[0]:
                     raise TimeoutError(f"chromium: no answer to {method}")
                 chunk = os.read(self.out_r, 1 << 20)
-                check(bool(chunk), "chromium closed its pipe")
+                expect(bool(chunk), "chromium closed its pipe")
                 self.buf += chunk
             raw, self.buf = self.buf.split(b"\0", 1)
             m = json.loads(raw)
             if m.get("id") == self.last_id:
-                check("error" not in m, f"{method}: {m.get('error')}")
+                expect("error" not in m, f"{method}: {m.get('error')}")
                 return m["result"]
 
     def js(self, expr: str, timeout: float = 60):
@@ -847,58 +840,58 @@ def test_html_page(ctx: Ctx) -> None:
     report_audit.write_reports(data, out)
     page = "file://" + os.path.join(out, "index.html")
     text = open(os.path.join(out, "index.html"), encoding="utf-8").read()
-    check(not re.search(r"(src|href)=\"?(https?:)?//", text), "the page loads something")
-    check('id="stale"' in text, "rules 'abc' differ from the checkout's: no stale note")
-    check('id="stale"' not in report_audit.index_html(data, checkout_rules="abc"), "stale note")
+    expect(not re.search(r"(src|href)=\"?(https?:)?//", text), "the page loads something")
+    expect('id="stale"' in text, "rules 'abc' differ from the checkout's: no stale note")
+    expect('id="stale"' not in report_audit.index_html(data, checkout_rules="abc"), "stale note")
     with Browser(ctx.tmp) as b:
         b.open(page)
-        check(b.js(ROWS_JS) == 40, f"rows {b.js(ROWS_JS)}")
-        check(b.js("document.documentElement.scrollWidth") <= 1400, "scrolls sideways at 1400 px")
+        expect(b.js(ROWS_JS) == 40, f"rows {b.js(ROWS_JS)}")
+        expect(b.js("document.documentElement.scrollWidth") <= 1400, "scrolls sideways at 1400 px")
         right = b.js("document.querySelector('th[data-col=reason]').getBoundingClientRect().right")
-        check(right <= 1400, f"reason column ends at {right} px")
+        expect(right <= 1400, f"reason column ends at {right} px")
         b.open(page + "#sort=line&dir=asc&filter=completion")
         want = sorted(s["line"] for f in data["files"].values() for s in f["sites"]
                       if "completion" in s["primitive"])
         lines = b.js("[].map.call(document.querySelectorAll('#sites td.line'), "
                      "function (td) { return +td.textContent; })")
-        check(lines == want, f"sorted filtered lines {lines} != {want}")
+        expect(lines == want, f"sorted filtered lines {lines} != {want}")
         b.open(page + "#sort=line&dir=desc")
         lines = b.js("[].map.call(document.querySelectorAll('#sites td.line'), "
                      "function (td) { return +td.textContent; })")
-        check(len(lines) == 40 and lines == sorted(lines, reverse=True), "desc sort")
+        expect(len(lines) == 40 and lines == sorted(lines, reverse=True), "desc sort")
         # an unknown value: a note, and a view of all sites rather than none
         b.open(page + "#verdict=bogus&subsystem=nowhere&sort=nope")
         note = b.js("document.getElementById('note').hidden ? '' : "
                     "document.getElementById('note').textContent")
-        check("bogus" in note and "nowhere" in note and "nope" in note, f"note {note!r}")
-        check(b.js(ROWS_JS) == 40, f"unknown verdict: rows {b.js(ROWS_JS)}")
-        check(b.js("location.hash") == "", f"hash kept bad values: {b.js('location.hash')}")
+        expect("bogus" in note and "nowhere" in note and "nope" in note, f"note {note!r}")
+        expect(b.js(ROWS_JS) == 40, f"unknown verdict: rows {b.js(ROWS_JS)}")
+        expect(b.js("location.hash") == "", f"hash kept bad values: {b.js('location.hash')}")
         b.open(page + "#verdict=manual,refused")
-        check(b.js(ROWS_JS) == 20, f"two verdicts: rows {b.js(ROWS_JS)}")
+        expect(b.js(ROWS_JS) == 20, f"two verdicts: rows {b.js(ROWS_JS)}")
         # subsystem bar -> its drivers -> a site with its chain and reason
         b.open(page)
         b.click('.bar[data-sub="drivers/d1"]')
-        check("subsystem=drivers/d1" in b.js("location.hash"), "subsystem not in the hash")
+        expect("subsystem=drivers/d1" in b.js("location.hash"), "subsystem not in the hash")
         drvs = b.js("[].map.call(document.querySelectorAll('#drvs .bar'), "
                     "function (e) { return e.getAttribute('data-drv'); })")
-        check(drvs == ["drivers/d1"], f"drivers of drivers/d1: {drvs}")
+        expect(drvs == ["drivers/d1"], f"drivers of drivers/d1: {drvs}")
         b.click('.bar[data-drv="drivers/d1"]')
-        check(b.js(ROWS_JS) == 10, f"driver rows {b.js(ROWS_JS)}")
+        expect(b.js(ROWS_JS) == 10, f"driver rows {b.js(ROWS_JS)}")
         b.click('tr.site.v-manual')
         hash_ = b.js("location.hash")
-        check("driver=drivers/d1" in hash_ and "site=drivers/d1/" in hash_, f"hash {hash_}")
+        expect("driver=drivers/d1" in hash_ and "site=drivers/d1/" in hash_, f"hash {hash_}")
         shown = b.js("document.querySelector('tr.detail').textContent")
-        check("why, with comma" in shown and "_ioctl" in shown, f"detail {shown!r}")
+        expect("why, with comma" in shown and "_ioctl" in shown, f"detail {shown!r}")
         b.open(page + hash_)
         again = b.js("(document.querySelector('tr.detail') || {}).textContent")
-        check(again == shown, "the hash did not bring the site back")
-        check(b.js("document.querySelector('#subs .bar.sel').getAttribute('data-sub')")
+        expect(again == shown, "the hash did not bring the site back")
+        expect(b.js("document.querySelector('#subs .bar.sel').getAttribute('data-sub')")
               == "drivers/d1", "selected subsystem lost on reload")
         png = os.path.join(ctx.tmp, "audit.png")
         b.screenshot(png)
     w, h, variety = png_size_and_variety(png)
-    check((w, h) == (1400, 900), f"size {w}x{h}")
-    check(variety > 20, f"screenshot looks uniform ({variety} distinct samples)")
+    expect((w, h) == (1400, 900), f"size {w}x{h}")
+    expect(variety > 20, f"screenshot looks uniform ({variety} distinct samples)")
     keep = os.path.join(ROOT, "tests", "out")
     os.makedirs(keep, exist_ok=True)
     shutil.copy(png, os.path.join(keep, "audit-index.png"))
@@ -951,14 +944,14 @@ def test_html_timing(ctx: Ctx) -> None:
         f.write(report_audit.index_html(data))
     size = os.path.getsize(path)
     nsites = len(report_audit.all_sites(data))
-    check(size < 4_000_000, f"page is {size / 1e6:.1f} MB")
+    expect(size < 4_000_000, f"page is {size / 1e6:.1f} MB")
     with Browser(ctx.tmp) as b:
         wall = b.open("file://" + path)
         first = b.js("new Promise(function (ok) { requestAnimationFrame(function () {"
                      " ok(killable.firstRender); }); })")
-        check(b.js("+document.getElementById('count').getAttribute('data-rows')") == nsites,
+        expect(b.js("+document.getElementById('count').getAttribute('data-rows')") == nsites,
               "not every site is listed")
-        check(b.js(ROWS_JS) <= 100, "more than a page of rows in the DOM")
+        expect(b.js(ROWS_JS) <= 100, "more than a page of rows in the DOM")
         b.screenshot(os.path.join(ctx.tmp, "full.png"))
         b.js("document.getElementById('filter').focus()")
         keys, page_ms = [], []
@@ -971,8 +964,8 @@ def test_html_timing(ctx: Ctx) -> None:
             page_ms.append(b.js("killable.lastKeyMs"))
             time.sleep(0.15)   # a quick typist: ~7 keys a second
         rows = b.js("+document.getElementById('count').getAttribute('data-rows')")
-        check(0 < rows < nsites, f"'mutex_lock drm' leaves {rows} rows")
-        check("filter=mutex_lock%20drm" in b.js("location.hash"), "filter not in the hash")
+        expect(0 < rows < nsites, f"'mutex_lock drm' leaves {rows} rows")
+        expect("filter=mutex_lock%20drm" in b.js("location.hash"), "filter not in the hash")
         # keys faster than the filter's 120 ms gap are coalesced, the last one wins
         b.js("var e = document.getElementById('filter'); e.value = ''; "
              "e.dispatchEvent(new Event('input'))")
@@ -982,8 +975,8 @@ def test_html_timing(ctx: Ctx) -> None:
             b.key(ch)
         time.sleep(0.4)
         burst = b.js("killable.renders") - n
-        check(1 <= burst <= 3, f"{burst} renders for a burst of 9 keys")
-        check(b.js("document.getElementById('filter').value") == "rtnl_lock" and "filter=rtnl_lock"
+        expect(1 <= burst <= 3, f"{burst} renders for a burst of 9 keys")
+        expect(b.js("document.getElementById('filter').value") == "rtnl_lock" and "filter=rtnl_lock"
               in b.js("location.hash"), "the burst's last key was not applied")
     keys.sort()
     med, worst = keys[len(keys) // 2], keys[-1]
@@ -991,8 +984,8 @@ def test_html_timing(ctx: Ctx) -> None:
           f"{first:.0f} ms after navigation start ({wall * 1000:.0f} ms by the clock); "
           f"keystroke {med:.0f} ms median, {worst:.0f} ms worst (page-side "
           f"{max(page_ms):.0f} ms worst)")
-    check(first < 2000 and wall < 3, f"first render {first:.0f} ms, {wall:.1f} s by the clock")
-    check(med < 100 and worst < 300, f"keystrokes {[round(k) for k in keys]} ms")
+    expect(first < 2000 and wall < 3, f"first render {first:.0f} ms, {wall:.1f} s by the clock")
+    expect(med < 100 and worst < 300, f"keystrokes {[round(k) for k in keys]} ms")
     keep = os.path.join(ROOT, "tests", "out")
     os.makedirs(keep, exist_ok=True)
     shutil.copy(os.path.join(ctx.tmp, "full.png"), os.path.join(keep, "audit-index-full.png"))
@@ -1008,32 +1001,12 @@ def main() -> int:
                     help="scan cache shared with make audit (read and filled)")
     ap.add_argument("-k", default="", help="only tests whose name contains this")
     args = ap.parse_args()
-    tests = [(n, f) for n, f in sorted(globals().items())
-             if n.startswith("test_") and callable(f) and args.k in n]
-    passed = failed = skipped = 0
+    tests = collect(globals(), args.k)
+    tally = Tally()
     with tempfile.TemporaryDirectory(prefix="audit-tests-") as tmp:
         ctx = Ctx(os.path.abspath(args.kdir), args.spatch, tmp, args.cache)
-        for name, fn in tests:
-            t0 = time.time()
-            try:
-                fn(ctx)
-            except Skip as e:
-                skipped += 1
-                print(f"SKIP {name}: {e}")
-                continue
-            except Exception as e:  # noqa: BLE001 - a test runner reports everything
-                failed += 1
-                print(f"FAIL {name} ({time.time() - t0:.1f}s): {e}")
-                if not isinstance(e, AssertionError):
-                    traceback.print_exc()
-                continue
-            passed += 1
-            print(f"PASS {name} ({time.time() - t0:.1f}s)")
-    if skipped:
-        print(f"{skipped} skipped")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
-
+        tally.run_all(tests, ctx)
+    return tally.finish()
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -11,8 +11,8 @@ reports directory, make coccicheck says where spatch could not parse, and
 the kernel cache never starts `git gc --auto`.
 
 Small trees made in a temporary directory, and the 6.1 cache where a real
-file is needed.  Prints `ok: ...` or `FAIL: ...` per check and
-`N passed, N failed` last; exits 1 on a failure.
+file is needed.  Prints a line per check and `N passed, N failed` last
+(tests/harness.py); exits 1 on a failure.
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
 from killable import paths  # noqa: E402
 from killable.batches import series  # noqa: E402
+
+sys.path.insert(0, os.path.join(TOP, "tests"))
+from harness import Skip, Tally  # noqa: E402
 
 STUB = os.path.join(TOP, "tests", "audit", "stub.cocci")
 MUTEX = os.path.join(TOP, "cocci", "mutex.cocci")
@@ -93,23 +96,15 @@ TINY = {
 class Ctx:
     kdir: str           # the 6.1 cache
     tmp: str
-    results: dict[str, int] = field(default_factory=lambda: {"passed": 0, "failed": 0})
+    tally: Tally = field(default_factory=lambda: Tally(detail_limit=1500))
 
     def check(self, name: str, ok: bool, detail: str = "") -> bool:
-        self.results["passed" if ok else "failed"] += 1
-        print(("ok: " if ok else "FAIL: ") + name +
-              ("" if ok or not detail else ": " + detail.strip().replace("\n", "\n  ")[:1500]),
-              flush=True)
-        return ok
+        return self.tally.check(name, ok, detail)
 
     def dir(self, name: str) -> str:
         d = os.path.join(self.tmp, name)
         os.makedirs(d, exist_ok=True)
         return d
-
-
-class Skip(Exception):
-    pass
 
 
 def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
@@ -546,7 +541,7 @@ def main() -> int:
                 try:
                     fn(ctx)
                 except Skip as e:
-                    print(f"skip: {name}: {e}")
+                    ctx.tally.skip(name, str(e))
                 except Exception as e:  # noqa: BLE001 - a test runner reports everything
                     ctx.check(f"{name} ran to the end", False,
                               f"{e!r}\n{traceback.format_exc()[-1200:]}")
@@ -554,8 +549,7 @@ def main() -> int:
                     print(f"  ({name} took {time.time() - t0:.0f}s)")
         finally:
             run(["chattr", "-R", "-i", tmp])     # a test that stopped half-way
-    print(f"{ctx.results['passed']} passed, {ctx.results['failed']} failed")
-    return 1 if ctx.results["failed"] else 0
+    return ctx.tally.finish()
 
 
 if __name__ == "__main__":
