@@ -20,6 +20,36 @@
 // Options: --no-includes --include-headers
 // Keywords: rtnl_lock
 
+// Key to the rule names, FAMILY_NAME (mutex_free, completion_tif_lock):
+//   killable_enter, enter, tenter  the function a site is in (K.enter)
+//   X_patch              the patch twin of rule X, which rewrites; X itself
+//                        only matches, for report and org
+// `prim(...);` statements (FAMILY_poll_*: the same for polling loops, with
+// `if (fatal_signal_pending(current))` after the twin):
+//   held_X, held0_X      something taken is still held at the sleep:
+//                        `acq(E)` or `E = acq()` (held), `acq()` (held0)
+//   preset_X, presetd_X  a preset error reaches the sleep: `ret = -C;`
+//                        (preset), `T ret = -C;` (presetd)
+//   X_b, X_c             X_a again for a later shape, in patch mode (an
+//                        earlier shape may have rewritten the function)
+//   ok_SHAPE             the sites the verdicts let SHAPE convert
+//   free_ret             nothing held, a local carries the result:
+//                        `ret = twin(); if (ret) return ret;`
+//   free                 nothing held: `if (twin()) return ERR;`
+//   labels_goto[_ret]    earlier error exits, `goto lbl;`, that could serve
+//   goto_ret, goto       reuse the nearest: `ret = twin(); if (ret) goto
+//                        lbl;`, `if (twin()) { ret = ERR; goto lbl; }`
+//   held2_X              two things held: one inline undo would not do
+//   inline_lock[0]       one lock held, no label: `{ rel(E); return ERR; }`
+//                        (0: taken by `acq()`, undone by `rel()`)
+//   inline_alloc         one allocation held: `{ kfree(E); return ERR; }`
+// Callers, and what is left:
+//   callerN_ret, callerN callers N levels up that ignored the result of a
+//                        helper that can now fail: `ret = f(); if (ret)
+//                        return ret;`, `if (f()) return ERR;`
+//   left                 every site, with its verdict (report, org)
+//   context              the convertible sites, marked `*` (context mode)
+
 virtual patch
 virtual context
 virtual org

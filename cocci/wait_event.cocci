@@ -20,6 +20,50 @@
 // Options: --no-includes --include-headers
 // Keywords: wait_event, wait_event_timeout
 
+// Key to the rule names, FAMILY_NAME (mutex_free, completion_tif_lock):
+//   killable_enter, enter, tenter  the function a site is in (K.enter)
+//   X_patch              the patch twin of rule X, which rewrites; X itself
+//                        only matches, for report and org
+// `prim(...);` statements (FAMILY_poll_*: the same for polling loops, with
+// `if (fatal_signal_pending(current))` after the twin):
+//   held_X, held0_X      something taken is still held at the sleep:
+//                        `acq(E)` or `E = acq()` (held), `acq()` (held0)
+//   preset_X, presetd_X  a preset error reaches the sleep: `ret = -C;`
+//                        (preset), `T ret = -C;` (presetd)
+//   X_b, X_c             X_a again for a later shape, in patch mode (an
+//                        earlier shape may have rewritten the function)
+//   ok_SHAPE             the sites the verdicts let SHAPE convert
+//   free_ret             nothing held, a local carries the result:
+//                        `ret = twin(); if (ret) return ret;`
+//   free                 nothing held: `if (twin()) return ERR;`
+//   labels_goto[_ret]    earlier error exits, `goto lbl;`, that could serve
+//   goto_ret, goto       reuse the nearest: `ret = twin(); if (ret) goto
+//                        lbl;`, `if (twin()) { ret = ERR; goto lbl; }`
+//   held2_X              two things held: one inline undo would not do
+//   inline_lock[0]       one lock held, no label: `{ rel(E); return ERR; }`
+//                        (0: taken by `acq()`, undone by `rel()`)
+//   inline_alloc         one allocation held: `{ kfree(E); return ERR; }`
+// `_timeout` waits, whose result is the time left:
+//   theld_a, _b, _r      something held, for tif, tset, tret
+//   tok_a, _b, _r        the sites the verdicts let tif, tset, tret convert
+//   tif                  `if (!wait())`: `time_left = twin(); if (time_left
+//                        < 0) return ERR; if (!time_left)`
+//   tset                 `x = wait();`: `x = twin(); if (x < 0) return ERR;`
+//   tret                 `return wait() ? a : b;`, through time_left
+//   theld2_uX, theld2_iX two things held, for tset_X (u) and tif_X (i)
+//   tok_uX, tok_iX       the sites the verdicts let tset_X, tif_X convert
+//   tset_lock, tif_lock  one lock held: undo it before the return
+//   tset_alloc, tif_alloc  one allocation held: free it before the return
+//   tdecl, tuse, tdecl0  the new `long time_left;`: with the other
+//                        declarations, or alone before the first statement
+//   tsigned              an unsigned local that takes the result: `long`
+// Callers, and what is left:
+//   callerN_ret, callerN callers N levels up that ignored the result of a
+//                        helper that can now fail: `ret = f(); if (ret)
+//                        return ret;`, `if (f()) return ERR;`
+//   left                 every site, with its verdict (report, org)
+//   context              the convertible sites, marked `*` (context mode)
+
 virtual patch
 virtual context
 virtual org

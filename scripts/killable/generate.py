@@ -7,7 +7,24 @@ generated files are committed so that the kernel's own `make coccicheck
 COCCI=cocci/<family>.cocci` works without this script; `--check` fails when
 a committed file is stale.  `--combined OUT` writes one file holding every
 family, and `--sites OUT` the audit's first pass: every site of every
-family, judged without the shape rules (see audit.run_families).
+family, judged without the shape rules (see killable.audit.run).
+
+A template (cocci/templates/NAME.cocci.in) is SmPL with three additions:
+
+  @NAME@           a value: F (the rules' name prefix), PRIMS, TPRIMS, TWINS,
+                   ALLPRIMS (primitive lists), N (a caller level), ...
+  ## text          a note for the template's reader; not written out
+  LINE   #[TAGS]   a line written only where each of its tags holds:
+                     report, patch  the report-and-org twin of a rule, or its patch twin
+                     stmt, poll     the family's `prim(...);` shape, or its polling one
+                     key            a line of the key to the rule names (the file's top)
+
+A rule whose header is tagged #[report] is written twice, up to the next
+untagged rule header: first its report twin (the lines not tagged patch),
+then its patch twin (the lines not tagged report).  Report and org must not
+rewrite (a rewritten function is reparsed from a scratch file, and the lines
+reported would be that file's), so the report twin keeps the rule's name and
+matches only; the patch twin is NAME_patch.
 """
 
 from __future__ import annotations
@@ -16,10 +33,11 @@ import argparse
 import os
 import re
 import sys
+from dataclasses import dataclass
 
 from killable.data import Primitive, load_primitives
-
 from killable.paths import TEMPLATES, TOP
+from killable.verdicts.plumbing import PLUMB_DEPTH
 
 TITLES = {
     "mutex": "Use mutex_lock_killable() on syscall paths, with error plumbing.",
@@ -36,29 +54,56 @@ TITLES = {
     "wait_event_lock_irq": "Use wait_event_lock_irq_killable() on syscall paths.",
 }
 
-# How a failed twin is handled, per shape: the `+` lines of the templates.
-FAIL = {
-    "stmt": {
-        "FAIL_RETURN": "+ if (kprim(es))\n+\treturn ERR;",
-        "FAIL_GOTO": "+ if (kprim(es)) {\n+\tret = ERR;\n+\tgoto lbl;\n+ }",
-        "FAIL_UNDO": "+ if (kprim(es)) {\n+\trel2(E);\n+\treturn ERR;\n+ }",
-        "FAIL_UNDO0": "+ if (kprim(es)) {\n+\trel2();\n+\treturn ERR;\n+ }",
-    },
-    "poll": {
-        "FAIL_RETURN": "+ kprim(es);\n+ if (fatal_signal_pending(current))\n+\treturn ERR;",
-        "FAIL_GOTO": ("+ kprim(es);\n+ if (fatal_signal_pending(current)) {\n"
-                      "+\tret = ERR;\n+\tgoto lbl;\n+ }"),
-        "FAIL_UNDO": ("+ kprim(es);\n+ if (fatal_signal_pending(current)) {\n"
-                      "+\trel2(E);\n+\treturn ERR;\n+ }"),
-        "FAIL_UNDO0": ("+ kprim(es);\n+ if (fatal_signal_pending(current)) {\n"
-                       "+\trel2();\n+\treturn ERR;\n+ }"),
-    },
-}
+TAGS = frozenset({"report", "patch", "stmt", "poll", "key"})
+SHAPE_TAGS = frozenset({"stmt", "poll"})
+TAGGED = re.compile(r"^(.*?)\s*#\[([a-z ]+)\]$")
 
 
-def template(name: str) -> str:
-    with open(os.path.join(TEMPLATES, name + ".cocci.in"), encoding="utf-8") as f:
-        return f.read()
+@dataclass(frozen=True)
+class Line:
+    text: str
+    tags: frozenset[str]
+    where: str          # template:line, for errors
+
+
+class TemplateError(Exception):
+    pass
+
+
+def template_lines(name: str) -> list[Line]:
+    path = os.path.join(TEMPLATES, name + ".cocci.in")
+    with open(path, encoding="utf-8") as f:
+        raw = f.read().split("\n")
+    out = []
+    for n, text in enumerate(raw, 1):
+        where = f"{os.path.relpath(path, TOP)}:{n}"
+        if text.startswith("##"):
+            continue
+        m = TAGGED.match(text)
+        tags = frozenset(m.group(2).split()) if m else frozenset()
+        if tags - TAGS:
+            raise TemplateError(f"{where}: unknown tag {' '.join(sorted(tags - TAGS))}")
+        out.append(Line(m.group(1) if m else text, tags, where))
+    return out
+
+
+def is_header(text: str) -> bool:
+    """A rule's first line (`@@` ends its metavariables)."""
+    return text.startswith("@") and text != "@@"
+
+
+def twins(block: list[Line]) -> list[str]:
+    """A rule's report twin, then its patch twin."""
+    report = [ln for ln in block if "patch" not in ln.tags]
+    patch = [ln for ln in block if "report" not in ln.tags]
+    for ln in report[1:]:
+        if ln.text.startswith(("+", "-", "fresh identifier")):
+            raise TemplateError(f"{ln.where}: a report twin must not rewrite; tag the line #[patch]")
+    name = report[0].text[1:].split()[0]
+    if not patch or not patch[0].text.startswith(f"@{name}_patch "):
+        raise TemplateError(f"{block[0].where}: the rule's patch twin, @{name}_patch ..., "
+                            "must follow its report header")
+    return [ln.text for ln in report + patch]
 
 
 def fill(text: str, values: dict[str, str]) -> str:
@@ -67,91 +112,62 @@ def fill(text: str, values: dict[str, str]) -> str:
     return text
 
 
-def family_sections(family: str, prims: list[Primitive]) -> str:
-    out = []
-    names = lambda shape: ", ".join(p.name for p in prims if p.shape == shape)  # noqa: E731
-    common = {"F": family, "ALLPRIMS": ", ".join(p.name for p in prims)}
-    for shape in ("stmt", "poll"):
-        if names(shape):
-            f = family if shape == "stmt" else family + "_poll"
-            out.append(fill(template("stmt"), {**common, **FAIL[shape], "F": f,
-                                               "PRIMS": names(shape)}))
-    if names("timeout"):
-        twins = ", ".join(p.twin for p in prims if p.shape == "timeout")
-        out.append(fill(template("timeout"), {**common, "TPRIMS": names("timeout"),
-                                              "TWINS": twins}))
-    out.append(fill(template("callers"), common))
-    out.append(fill(template("report"), common))
-    return "".join(out)
-
-
-RULE_HEAD = re.compile(r"^@(\w+) depends on !context( exists)?@$")
-
-
-def split_modes(text: str) -> str:
-    """Give each rewriting rule a match-only twin for report and org modes.
-
-    Report and org must not rewrite: a rewritten function is reparsed from a
-    scratch file, and the lines reported would be that file's, not the
-    user's.  The twin keeps the rule's name (scripts inherit from it); the
-    rewriting rule becomes NAME_patch.
-    """
+def section(name: str, values: dict[str, str], shape: str = "") -> tuple[str, list[str]]:
+    """One template's SmPL for one shape, and its key lines."""
+    lines = [ln for ln in template_lines(name) if not ln.tags & (SHAPE_TAGS - {shape})]
+    key = [ln.text for ln in lines if "key" in ln.tags]
+    lines = [ln for ln in lines if "key" not in ln.tags]
     out: list[str] = []
-    lines = text.split("\n")
     i = 0
     while i < len(lines):
-        m = RULE_HEAD.match(lines[i])
-        if not m:
-            out.append(lines[i])
-            i += 1
+        ln = lines[i]
+        if is_header(ln.text) and "report" in ln.tags:
+            j = i + 1
+            while j < len(lines) and not (is_header(lines[j].text) and not lines[j].tags):
+                j += 1
+            out += twins(lines[i:j])
+            i = j
             continue
-        j = i + 1
-        while j < len(lines) and not lines[j].startswith("@"):
-            j += 1
-        # The metavariable block ends at the first `@@` line.
-        k = j
-        while k < len(lines) and lines[k] != "@@":
-            k += 1
-        while k + 1 < len(lines) and not lines[k + 1].startswith("@"):
-            k += 1
-        rule = lines[i + 1:k + 1]
-        name, exists = m.group(1), m.group(2) or ""
-        match = [ln for ln in rule if not ln.startswith("+") and
-                 not ln.startswith("fresh identifier")]
-        match = [" " + ln[1:] if ln.startswith("-") else ln for ln in match]
-        out.append(f"@{name} depends on !patch && (report || org){exists}@")
-        out.extend(match)
-        out.append(f"@{name}_patch depends on patch && !context && !org && !report{exists}@")
-        out.extend(rule)
-        # Callers of a function that can now fail may need plumbing.
-        out += ["", "@script:python@", f"p << {name}_patch.q;", "@@", "K.mark_fails(p)", ""]
-        i = k + 1
-    return "\n".join(out)
+        if ln.tags & {"report", "patch"}:
+            raise TemplateError(f"{ln.where}: #[report]/#[patch] outside a rule with two twins")
+        out.append(ln.text)
+        i += 1
+    return fill("\n".join(out), values), [fill(k, values) for k in key]
 
 
-# Analysis rules that recompute what an earlier one found, because a rewrite
-# in between invalidates positions.  Report and org modes rewrite nothing, so
-# there the first one serves all and the copies run in patch mode only.
-ALIASES = {"held_b": "held_a", "held0_b": "held0_a", "preset_c": "preset_a",
-           "presetd_c": "presetd_a", "held2_lock0": "held2_lock", "held2_alloc": "held2_lock",
-           "theld_b": "theld_a", "theld_r": "theld_a", "theld2_ialloc": "theld2_ulock",
-           "theld2_ilock": "theld2_ulock", "theld2_ualloc": "theld2_ulock"}
+class Writer:
+    """The sections of one rule file, and the key lines of the templates used."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.key: list[str] = []
+        self.seen: set[str] = set()
+
+    def add(self, name: str, values: dict[str, str], shape: str = "") -> None:
+        text, key = section(name, values, shape)
+        self.parts.append(text)
+        if name not in self.seen:
+            self.seen.add(name)
+            self.key += key
+
+    def text(self) -> str:
+        return "".join(self.parts)
 
 
-def share_analyses(text: str) -> str:
-    out = []
-    mode = ""
-    for line in text.split("\n"):
-        m = re.match(r"^@(\w+?)_(%s)( exists)?@$" % "|".join(ALIASES), line)
-        if m:
-            line = f"@{m.group(1)}_{m.group(2)} depends on patch{m.group(3) or ''}@"
-        if line.startswith("@"):
-            mode = "match" if "depends on !patch && (report || org)" in line else ""
-        if mode == "match":
-            line = re.sub(r"\b(\w+?)_(%s)\.p\b" % "|".join(ALIASES),
-                          lambda mm: f"{mm.group(1)}_{ALIASES[mm.group(2)]}.p", line)
-        out.append(line)
-    return "\n".join(out)
+def family_sections(w: Writer, family: str, prims: list[Primitive]) -> None:
+    def names(shape: str) -> str:
+        return ", ".join(p.name for p in prims if p.shape == shape)
+
+    common = {"F": family, "ALLPRIMS": ", ".join(p.name for p in prims)}
+    for shape, suffix in (("stmt", ""), ("poll", "_poll")):
+        if names(shape):
+            w.add("stmt", {**common, "F": family + suffix, "PRIMS": names(shape)}, shape)
+    if names("timeout"):
+        twins_ = ", ".join(p.twin for p in prims if p.shape == "timeout")
+        w.add("timeout", {**common, "TPRIMS": names("timeout"), "TWINS": twins_})
+    for level in range(1, PLUMB_DEPTH + 1):
+        w.add("callers", {**common, "N": str(level)})
+    w.add("report", common)
 
 
 def families() -> dict[str, list[Primitive]]:
@@ -161,21 +177,28 @@ def families() -> dict[str, list[Primitive]]:
     return fams
 
 
+def head(w: Writer, title: str, allprims: str) -> str:
+    """The header (kernel fields, the key to the rule names, virtuals) and the prelude."""
+    prelude, key = section("prelude", {"ALLPRIMS": allprims})
+    keytext = "".join(line + "\n" for line in key + w.key) + "\n"
+    return fill(section("header", {"TITLE": title, "KEYWORDS": allprims})[0],
+                {"KEY": keytext}) + prelude
+
+
 def render(fams: dict[str, list[Primitive]], title: str) -> str:
-    keywords = ", ".join(p.name for ps in fams.values() for p in ps)
-    head = fill(template("header"), {"TITLE": title, "KEYWORDS": keywords})
-    allprims = {"ALLPRIMS": ", ".join(p.name for ps in fams.values() for p in ps)}
-    prelude = fill(template("prelude"), allprims)
-    body = "".join(family_sections(f, ps) for f, ps in fams.items())
-    return head + prelude + share_analyses(split_modes(body)).rstrip("\n") + "\n"
+    allprims = ", ".join(p.name for ps in fams.values() for p in ps)
+    w = Writer()
+    for f, ps in fams.items():
+        family_sections(w, f, ps)
+    return head(w, title, allprims) + w.text().rstrip("\n") + "\n"
 
 
 def render_sites(fams: dict[str, list[Primitive]]) -> str:
-    allprims = {"ALLPRIMS": ", ".join(p.name for ps in fams.values() for p in ps)}
-    head = fill(template("header"), {"TITLE": "Every uninterruptible sleep, with the verdicts "
-                                              "that need no plumbing shape.",
-                                     "KEYWORDS": allprims["ALLPRIMS"]})
-    return head + fill(template("prelude"), allprims) + fill(template("sites"), allprims)
+    allprims = ", ".join(p.name for ps in fams.values() for p in ps)
+    w = Writer()
+    w.add("sites", {"ALLPRIMS": allprims})
+    return head(w, "Every uninterruptible sleep, with the verdicts that need no plumbing shape.",
+                allprims) + w.text()
 
 
 def write_if_changed(path: str, text: str) -> bool:
