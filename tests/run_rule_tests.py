@@ -40,17 +40,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "scripts"))
 from harness import Tally  # noqa: E402
+from killable.data import load_families  # noqa: E402
 
 CASES = ROOT / "tests" / "cases"
 STUB = ROOT / "tests" / "stub"
 COCCI = ROOT / "cocci"
 DEFAULT_OUT = ROOT / "tests" / "out"
-
-# The families README.md names; cocci/*.cocci adds any others.
-KNOWN_FAMILIES = (
-    "mutex semaphore rwsem mmap_lock wait_event completion schedule_timeout "
-    "page_lock rtnl wait_var_event inode_lock wait_event_lock_irq").split()
 
 SPATCH_FLAGS = ["--very-quiet", "--no-includes", "--include-headers"]
 CFLAGS = ["-std=gnu11", "-Wall", "-Werror", "-Werror=unused-result",
@@ -112,7 +109,8 @@ class RunRecord:
 
 
 def families_available() -> list[str]:
-    fams = set(KNOWN_FAMILIES)
+    """The families of cocci/data/families.tsv, and any other cocci/*.cocci."""
+    fams = set(load_families())
     if COCCI.is_dir():
         fams.update(p.stem for p in COCCI.glob("*.cocci"))
     return sorted(fams, key=len, reverse=True)

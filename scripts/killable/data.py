@@ -4,6 +4,9 @@ Every table is a flat text file a user may extend: one entry a line, tab
 separated, `#` comments.  Nothing else in the package opens these files.
 
   primitives.tsv           primitive, killable twin, family, error, shape, [patch]
+  families.tsv             family, whether its waits hand something off, rule title
+  return-types.tsv         return types that carry a negative errno, and those that cannot
+  subject-prefixes.tsv     commit subject prefixes by path (batches)
   acquire-release.tsv      acquisition, its release, undo style; `~REGEX` lines
   syscall-roots.tsv        where system calls enter (ops members, macros)
   must-not-fail-roots.tsv  where a failure must not happen (release, remove, ...)
@@ -18,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from typing import Iterator
 
 from killable.paths import DATA_DIR
 
@@ -51,12 +55,19 @@ class RootTable:
                          if r.kind in ("arg", "name"))
 
 
-def table_lines(path: str):
-    """The entries of a table: lines that are neither blank nor comments."""
+def table_lines_numbered(path: str) -> Iterator[tuple[int, str]]:
+    """(line number, entry) for the entries of a table: lines that are
+    neither blank nor comments."""
     with open(path, encoding="utf-8") as f:
-        for line in f:
+        for n, line in enumerate(f, 1):
             if line.strip() and not line.lstrip().startswith("#"):
-                yield line.rstrip("\n")
+                yield n, line.rstrip("\n")
+
+
+def table_lines(path: str) -> Iterator[str]:
+    """The entries of a table."""
+    for _, line in table_lines_numbered(path):
+        yield line
 
 
 def load_primitives(path: str = os.path.join(DATA_DIR, "primitives.tsv")) -> dict[str, Primitive]:
@@ -66,6 +77,66 @@ def load_primitives(path: str = os.path.join(DATA_DIR, "primitives.tsv")) -> dic
         p = Primitive(*cols[:5], needs=cols[5] if len(cols) > 5 else "")
         prims[p.name] = p
     return prims
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    handoff: bool       # the waiter may own what it waits for (the `handoff` check)
+    title: str          # the rule file's first `///` line
+
+
+def load_families(path: str = os.path.join(DATA_DIR, "families.tsv")) -> dict[str, Family]:
+    """family -> Family, in the table's order; a malformed line is an error naming it."""
+    out: dict[str, Family] = {}
+    for n, line in table_lines_numbered(path):
+        cols = line.split("\t")
+        if len(cols) != 3 or cols[1] not in ("handoff", "-") or not cols[2].strip():
+            raise ValueError(f"{path}:{n}: want family<TAB>handoff|-<TAB>title: {line!r}")
+        out[cols[0]] = Family(cols[0], cols[1] == "handoff", cols[2])
+    return out
+
+
+@dataclass(frozen=True)
+class ReturnTypes:
+    """What a function's return type says about carrying a new error."""
+    errno: re.Pattern           # signed integers, `signed`/`const` before them allowed
+    reasons: dict[str, str]     # type -> the verdict when it cannot carry one
+
+    def carries_errno(self, rtype: str) -> bool:
+        return self.errno.match(rtype) is not None
+
+    def reason(self, rtype: str) -> str:
+        """The verdict for a type that cannot carry an error, or ""."""
+        return self.reasons.get(rtype, "").replace("{type}", rtype)
+
+
+def load_return_types(path: str = os.path.join(DATA_DIR, "return-types.tsv")) -> ReturnTypes:
+    errno: list[str] = []
+    reasons: dict[str, str] = {}
+    for n, line in table_lines_numbered(path):
+        cols = line.split("\t")
+        if len(cols) == 2 and cols[1] == "errno":
+            errno.append(cols[0])
+        elif cols[1] == "none" and len(cols) == 3 and cols[2].strip():
+            reasons[cols[0]] = cols[2]
+        else:
+            raise ValueError(f"{path}:{n}: want type<TAB>errno or type<TAB>none<TAB>verdict: "
+                             f"{line!r}")
+    pattern = re.compile(r"^(?:(?:signed|const)\s*)*(?:%s)$" % "|".join(map(re.escape, errno)))
+    return ReturnTypes(pattern, reasons)
+
+
+def load_subject_prefixes(path: str = os.path.join(DATA_DIR, "subject-prefixes.tsv")
+                          ) -> list[tuple[re.Pattern, str]]:
+    """(path pattern, prefix template) in order: the first match wins."""
+    out = []
+    for n, line in table_lines_numbered(path):
+        cols = line.split("\t")
+        if len(cols) != 2:
+            raise ValueError(f"{path}:{n}: want REGEX<TAB>prefix: {line!r}")
+        out.append((re.compile(cols[0]), cols[1]))
+    return out
 
 
 def load_acquires(path: str = os.path.join(DATA_DIR, "acquire-release.tsv")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write cocci/<family>.cocci from cocci/templates and cocci/data/primitives.tsv.
+"""Write cocci/<family>.cocci from cocci/templates and cocci/data/ (primitives, families).
 
 Every family runs the same plumbing shapes with other primitive names, so the
 shapes live once, in the templates, and each family file is generated.  The
@@ -35,24 +35,9 @@ import re
 import sys
 from dataclasses import dataclass
 
-from killable.data import Primitive, load_primitives
+from killable.data import Family, Primitive, load_families, load_primitives
 from killable.paths import TEMPLATES, TOP
 from killable.verdicts.plumbing import PLUMB_DEPTH
-
-TITLES = {
-    "mutex": "Use mutex_lock_killable() on syscall paths, with error plumbing.",
-    "semaphore": "Use down_killable() on syscall paths, with error plumbing.",
-    "rwsem": "Use down_read_killable()/down_write_killable() on syscall paths.",
-    "mmap_lock": "Use mmap_read_lock_killable()/mmap_write_lock_killable() on syscall paths.",
-    "wait_event": "Use wait_event_killable() and its _timeout form on syscall paths.",
-    "completion": "Use wait_for_completion_killable() and its _timeout form on syscall paths.",
-    "schedule_timeout": "Give schedule_timeout_uninterruptible() polling loops a fatal-signal exit.",
-    "page_lock": "Use lock_page_killable()/folio_lock_killable() on syscall paths.",
-    "rtnl": "Use rtnl_lock_killable() on syscall paths, with error plumbing.",
-    "wait_var_event": "Use wait_var_event_killable() on syscall paths.",
-    "inode_lock": "Use inode_lock_killable()/inode_lock_shared_killable() on syscall paths.",
-    "wait_event_lock_irq": "Use wait_event_lock_irq_killable() on syscall paths.",
-}
 
 TAGS = frozenset({"report", "patch", "stmt", "poll", "key"})
 SHAPE_TAGS = frozenset({"stmt", "poll"})
@@ -177,6 +162,13 @@ def families() -> dict[str, list[Primitive]]:
     return fams
 
 
+def title(known: dict[str, Family], family: str) -> str:
+    if family not in known:
+        raise SystemExit(f"generate: family {family} of primitives.tsv has no row in "
+                         "cocci/data/families.tsv (family, handoff, title)")
+    return known[family].title
+
+
 def head(w: Writer, title: str, allprims: str) -> str:
     """The header (kernel fields, the key to the rule names, virtuals) and the prelude."""
     prelude, key = section("prelude", {"ALLPRIMS": allprims})
@@ -230,10 +222,11 @@ def main() -> int:
         write_if_changed(args.combined, render(fams, "Make every uninterruptible sleep on a "
                                                     "syscall path killable (all families)."))
         return 0
+    known = load_families()
     stale = []
     for fam, prims in fams.items():
         path = os.path.join(args.outdir, fam + ".cocci")
-        text = render({fam: prims}, TITLES[fam])
+        text = render({fam: prims}, title(known, fam))
         if args.check:
             try:
                 with open(path, encoding="utf-8") as f:
@@ -244,7 +237,7 @@ def main() -> int:
         else:
             write_if_changed(path, text)
     if stale:
-        print("gen_family_rules: stale, run `make rules`: " + " ".join(stale), file=sys.stderr)
+        print("generate: stale, run `make rules`: " + " ".join(stale), file=sys.stderr)
         return 1
     return 0
 

@@ -33,7 +33,7 @@ import textwrap
 import time
 from typing import Iterable, Optional
 
-from killable import paths, spatch
+from killable import data, paths, spatch
 from killable.graph import callgraph
 from killable.paths import TOP
 from killable.risk import analysis as risk_analysis
@@ -50,34 +50,6 @@ CONFIG_DISABLE = ["WERROR", "DEBUG_INFO_BTF", "KASAN", "KCSAN", "UBSAN", "KCOV",
                   "GCOV_KERNEL", "GCC_PLUGINS", "DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT",
                   "DEBUG_INFO_DWARF4", "DEBUG_INFO_DWARF5"]
 CONFIG_ENABLE = ["DEBUG_INFO_NONE"]
-
-# Subject prefixes when the tree's own history is too thin to learn them
-# (the 6.1 cache is one commit).  First match wins; groups fill {0}, {1}.
-PREFIX_RULES: list[tuple[str, str]] = [
-    (r"drivers/gpu/drm/([^/]+)/", "drm/{0}:"),
-    (r"drivers/gpu/drm/", "drm:"),
-    (r"drivers/net/ethernet/[^/]+/([^/]+)/", "net: {0}:"),
-    (r"drivers/net/wireless/[^/]+/([^/]+)/", "wifi: {0}:"),
-    (r"drivers/net/([^/]+)/", "net: {0}:"),
-    (r"drivers/char/tpm/", "tpm:"),
-    (r"drivers/char/ipmi/", "ipmi:"),
-    (r"drivers/media/[^/]+/([^/]+)/", "media: {0}:"),
-    (r"drivers/staging/([^/]+)/", "staging: {0}:"),
-    (r"drivers/usb/([^/]+)/", "usb: {0}:"),
-    (r"drivers/scsi/([^/]+)/", "scsi: {0}:"),
-    (r"drivers/scsi/([^/]+)\.c$", "scsi: {0}:"),
-    (r"drivers/([^/]+)/([^/]+)/", "{0}: {1}:"),
-    (r"drivers/([^/]+)/([^/]+)\.[ch]$", "{0}: {1}:"),
-    (r"sound/(?:[^/]+/)*([^/]+)/[^/]+$", "ALSA: {0}:"),
-    (r"fs/([^/]+)/", "{0}:"),
-    (r"fs/([^/]+)\.[ch]$", "fs: {0}:"),
-    (r"net/([^/]+)/", "net: {0}:"),
-    (r"mm/([^/]+)\.[ch]$", "mm: {0}:"),
-    (r"kernel/([^/]+)/", "{0}:"),
-    (r"kernel/([^/]+)\.[ch]$", "{0}:"),
-    (r"block/", "block:"),
-    (r"([^/]+)/([^/]+)/", "{0}: {1}:"),
-]
 
 
 class Fail(Exception):
@@ -303,15 +275,7 @@ def added_lines(diff: str) -> set[int]:
 
 def load_twins() -> dict[str, tuple[str, str, str]]:
     """primitive -> (twin, kernel patch it needs or "", error on a fatal signal)."""
-    twins: dict[str, tuple[str, str, str]] = {}
-    path = os.path.join(TOP, "cocci", "data", "primitives.tsv")
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            cols = line.rstrip("\n").split("\t")
-            twins[cols[0]] = (cols[1], cols[5] if len(cols) > 5 else "", cols[3])
-    return twins
+    return {p.name: (p.twin, p.needs, p.error) for p in data.load_primitives().values()}
 
 
 # ---------------------------------------------------------------- naming
@@ -332,9 +296,10 @@ def prefix_from_history(kdir: str, path: str) -> str:
     return ""
 
 
-def prefix_from_path(path: str) -> str:
-    for pat, tmpl in PREFIX_RULES:
-        m = re.match(pat, path)
+def prefix_from_path(path: str, prefixes: list[tuple[re.Pattern, str]] | None = None) -> str:
+    """The subject prefix cocci/data/subject-prefixes.tsv gives path."""
+    for pat, tmpl in data.load_subject_prefixes() if prefixes is None else prefixes:
+        m = pat.match(path)
         if m:
             return tmpl.format(*m.groups())
     return os.path.splitext(os.path.basename(path))[0] + ":"
@@ -510,6 +475,7 @@ def build_units(kdir: str, pieces: dict[str, str], sites: list[Site],
     for f in files:
         groups[find(f)].append(f)
     units = []
+    prefixes = data.load_subject_prefixes()
     for members in groups.values():
         members.sort()
         section, cc = maintainers(kdir, members[0])
@@ -519,7 +485,7 @@ def build_units(kdir: str, pieces: dict[str, str], sites: list[Site],
             for a in maintainers(kdir, m)[1]:
                 if a not in cc:
                     cc.append(a)
-        prefix = prefix_from_history(kdir, members[0]) or prefix_from_path(members[0])
+        prefix = prefix_from_history(kdir, members[0]) or prefix_from_path(members[0], prefixes)
         usites = sorted((s for m in members for s in by_file.get(m, [])),
                         key=lambda s: (s.file, s.line, s.col))
         u = Unit(members, "".join(pieces[m] for m in members), usites, section, prefix, cc)

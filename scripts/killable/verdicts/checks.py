@@ -18,7 +18,6 @@ from killable.data import Primitive
 from killable.graph import reach as reachability
 from killable.scan import csource
 from killable.verdicts import body, plumbing
-from killable.verdicts.tables import INT_TYPES, TRUTH_TYPES
 
 if TYPE_CHECKING:
     from killable.verdicts.rules import Rules, Site
@@ -144,18 +143,14 @@ def root_member_unchecked(c: Context) -> str:
 def return_type(c: Context) -> str:
     """The function's return type must be able to carry the error."""
     rtype = c.fn.return_type
-    if rtype == "__poll_t":
-        return "refused: ->poll cannot return an error"
-    if rtype == "vm_fault_t":
-        return "manual: vm_fault_t fault handler; needs VM_FAULT_RETRY plumbing"
-    if rtype == "void":
-        return "manual: void function cannot carry an error; make it int __must_check and check callers"
-    if rtype in TRUTH_TYPES:
-        return f"manual: {rtype} function cannot carry an error"
+    types = c.k.tables.return_types
+    why = types.reason(rtype)
+    if why:
+        return why
     if rtype.endswith("*"):
         if not plumbing.pointer_checked(c.ff, c.fn, c.reach):
             return "manual: pointer return; a caller does not test IS_ERR"
-    elif not INT_TYPES.match(rtype):
+    elif not types.carries_errno(rtype):
         return f"manual: return type {rtype} cannot carry an error"
     return ""
 
@@ -166,12 +161,11 @@ def twin_missing(c: Context) -> str:
     return f"manual: needs kernel-patches/{c.prim.needs}"
 
 
-HANDOFF_FAMILIES = ("completion", "wait_event", "wait_var_event")
-
-
 def handoff(c: Context) -> str:
-    """Exclusive handoffs: the waiter owns what it waits for once woken."""
-    if c.prim.family not in HANDOFF_FAMILIES:
+    """Exclusive handoffs: the waiter owns what it waits for once woken
+    (families marked handoff in cocci/data/families.tsv)."""
+    fam = c.k.tables.families.get(c.prim.family)
+    if fam is None or not fam.handoff:
         return ""
     text, offs = c.calls
     m = re.match(r"&?\s*(\w+)", c.site.args)

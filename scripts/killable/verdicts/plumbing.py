@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from killable.graph import reach as reachability
 from killable.scan import csource
 from killable.verdicts import body
-from killable.verdicts.tables import INT_TYPES
 
 if TYPE_CHECKING:
     from killable.verdicts.rules import Rules
@@ -160,7 +159,7 @@ def plumb_problem(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
     """Why a caller that drops callee's result cannot be made to check it."""
     if depth + 1 > PLUMB_DEPTH:
         return f"{caller.name}() ignores the result of {callee.name}(), too far up to plumb"
-    if not INT_TYPES.match(caller.return_type):
+    if not k.tables.return_types.carries_errno(caller.return_type):
         return (f"{caller.name}() ignores the result of {callee.name}() and returns "
                 f"{caller.return_type or 'nothing'}")
     if caller.name in reach.mnf_kinds:
@@ -205,7 +204,7 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
             # in it, so a global function's callers are never all known.
             return (f"{f.name}() is not static; callers in other files are not checked" +
                     ("" if k.external is not None else " (run make audit)"))
-        if f is not fn and not INT_TYPES.match(f.return_type):
+        if f is not fn and not k.tables.return_types.carries_errno(f.return_type):
             return f"{f.name}() returns {f.return_type}; the error cannot pass through"
         found = callers(ff, f.name)
         why = unchecked_outside(outside, f.name)

@@ -27,7 +27,7 @@ from killable.data import Primitive
 from killable.graph import reach as reachability
 from killable.scan import csource
 from killable.verdicts import body, checks
-from killable.verdicts.tables import INT_TYPES, RET_NAMES, TRUTH_TYPES, Tables  # noqa: F401
+from killable.verdicts.tables import RET_NAMES, Tables  # noqa: F401
 
 
 @dataclass

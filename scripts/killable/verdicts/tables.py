@@ -1,4 +1,5 @@
-"""The verdicts' view of the data tables: primitives and what counts as held.
+"""The verdicts' view of the data tables: primitives, families, return
+types, roots, and what counts as held.
 
 What a function has taken before a sleep decides the unwinding; the
 acquire/release table names the known pairs, and name patterns cover the
@@ -9,16 +10,13 @@ from __future__ import annotations
 
 import re
 
-from killable.data import (Primitive, load_acquires, load_primitives, load_root_tables,
+from killable.data import (Family, Primitive, ReturnTypes, load_acquires, load_families,
+                           load_primitives, load_return_types, load_root_tables,
                            load_side_effect_free, load_unchecked_members,
                            load_untyped_root_members)
 
 # Locals the rules reuse to carry a twin's result.
 RET_NAMES = ("ret", "err", "rc", "error", "retval", "res", "result", "status", "rv", "r")
-# Types that carry a negative errno.  Unsigned ones do not.
-INT_TYPES = re.compile(r"^(?:(?:signed|const)\s*)*(?:int|long|long long|ssize_t|"
-                       r"loff_t|s32|s64|__s32|__s64|long int|short)$")
-TRUTH_TYPES = ("bool", "_Bool")
 
 RELEASE_PATTERN = re.compile(r"(?:^up$|^up_|_unlock|unlock_|free|dealloc|destroy|unregister|"
                              r"_disable$|_put$|^put_|_put_|_release$|"
@@ -32,10 +30,12 @@ LOCK_RELEASE = re.compile(r"(?:unlock|^up$|^up_read$|^up_write$|^up_read_non_own
 
 
 class Tables:
-    """Primitives, acquisitions and root rules, loaded once a process."""
+    """The tables of cocci/data/ the verdicts read, loaded once a process."""
 
     def __init__(self) -> None:
         self.prims: dict[str, Primitive] = load_primitives()
+        self.families: dict[str, Family] = load_families()
+        self.return_types: ReturnTypes = load_return_types()
         self.acquires, self.acq_patterns = load_acquires()
         self.releases = {rel for rel, _ in self.acquires.values()}
         self.roots = load_root_tables()
