@@ -28,7 +28,7 @@ import sys
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from killable.graph.callgraph import atomic_write
+from killable.graph.callgraph import atomic_open, atomic_write
 
 VERDICTS = ["convertible", "manual", "refused", "not on a syscall path"]
 COLUMNS = ["file", "line", "col", "function", "primitive", "family", "verdict", "reason",
@@ -897,6 +897,33 @@ def dump_json(obj, depth: int = 2, sort_records: bool = True) -> str:
     return json.dumps(obj, sort_keys=sort_records)
 
 
+def write_json(f, obj, depth: int = 2, sort_records: bool = True) -> None:
+    """dump_json(obj) written to f piece by piece: the whole-tree
+    results.json is 20 MB of text, and dump_json holds its parts as well."""
+    if depth and isinstance(obj, dict) and obj:
+        f.write("{\n")
+        for i, k in enumerate(sorted(obj)):
+            f.write((",\n" if i else "") + json.dumps(k) + ": ")
+            write_json(f, obj[k], depth - 1, sort_records)
+        f.write("\n}")
+    elif depth and isinstance(obj, list) and obj:
+        f.write("[\n")
+        for i, x in enumerate(obj):
+            if i:
+                f.write(",\n")
+            write_json(f, x, depth - 1, sort_records)
+        f.write("\n]")
+    else:
+        f.write(json.dumps(obj, sort_keys=sort_records))
+
+
+def write_json_file(path: str, obj, sort_records: bool = True) -> None:
+    """write_json and a newline, through a temporary file and a rename."""
+    with atomic_open(path) as f:
+        write_json(f, obj, sort_records=sort_records)
+        f.write("\n")
+
+
 def risk_last(site: dict) -> dict:
     """A site with its keys sorted, the risk columns last."""
     out = {k: site[k] for k in sorted(site) if k not in RISK_COLUMNS}
@@ -908,12 +935,12 @@ def write_reports(data: dict, outdir: str) -> None:
     os.makedirs(outdir, exist_ok=True)
     sites = all_sites(data)
     stable = {k: v for k, v in data.items() if k != "run_stats"}
-    atomic_write(os.path.join(outdir, "results.json"), dump_json(stable) + "\n")
+    write_json_file(os.path.join(outdir, "results.json"), stable)
     atomic_write(os.path.join(outdir, "sites.csv"), sites_csv(sites))
-    atomic_write(os.path.join(outdir, "sites.json"), dump_json(
-        {"tree": data["tree"], "rules_version": data["rules_version"],
-         "spatch_version": data["spatch_version"], "subdir": data["subdir"],
-         "sites": [risk_last(x) for x in sites]}, sort_records=False) + "\n")
+    write_json_file(os.path.join(outdir, "sites.json"),
+                    {"tree": data["tree"], "rules_version": data["rules_version"],
+                     "spatch_version": data["spatch_version"], "subdir": data["subdir"],
+                     "sites": [risk_last(x) for x in sites]}, sort_records=False)
     atomic_write(os.path.join(outdir, "summary.md"), summary_md(data))
     atomic_write(os.path.join(outdir, "index.html"), index_html(data))
 

@@ -31,6 +31,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -762,14 +763,19 @@ def audit(o: Options) -> dict:
     t0 = time.time()
     scope = [sub] if (o.graph_scope == "subdir" and sub) else None
     res = callgraph.compute(kdir, o.cache, o.jobs, scope, progress=o.progress,
-                            reuse_stale=not o.strict_scan)
-    reach_of = callgraph.reach_by_file(res)
+                            reuse_stale=not o.strict_scan,
+                            with_facts=risk_analysis.tree_facts_hook(kdir, o.cache, scope)
+                            if o.risk else None)
+    by_file = callgraph.reach_by_file(res)
     t_graph = time.time() - t0
 
     # 2. candidates
     files = o.files or candidates(kdir, list(families), sub)
     if o.shard:
         files = shard_files(files, *o.shard)
+    # Only the audited files' reach lines are kept (the whole tree's are 59 MB).
+    reach_of = {rel: by_file[rel] for rel in files if rel in by_file}
+    res.by_file = by_file = None
 
     # 3. spatch
     opts = spatch.rule_options(cocci) or spatch.DEFAULT_OPTIONS
@@ -792,12 +798,15 @@ def audit(o: Options) -> dict:
     for r in joined.values():
         risk_analysis.annotate(r["sites"], ra)
     t_risk = time.time() - t2
+    # The graph and the risk analysis are done with: the reports reuse their memory.
+    graph_stats, unreadable = res.stats, res.unreadable
+    del res, ra
     data = {"format": RESULT_FORMAT, "tree": tree, "source": source, "subdir": sub,
             "rules_version": rver, "spatch_version": sver,
             "shard": f"{o.shard[0]}/{o.shard[1]}" if o.shard else "",
             "candidates": len(files), "files": joined, "not_audited": not_audited,
-            **({"unreadable": res.unreadable} if res.unreadable else {}),
-            "graph": {k: v for k, v in res.stats.items()
+            **({"unreadable": unreadable} if unreadable else {}),
+            "graph": {k: v for k, v in graph_stats.items()
                       if k not in ("scan_cache_hits", "scan_s", "build_s", "bfs_s",
                                    "graph_cached", "rescanned")}}
     run_stats = {"wall_s": round(time.time() - t_start, 2), "graph_s": round(t_graph, 2),
@@ -808,18 +817,29 @@ def audit(o: Options) -> dict:
                  "spatch_sys_s": round(sum(s.sys for s in stats), 2),
                  "spatch_max_rss_kb": max((s.maxrss_kb for s in stats), default=0),
                  "spatch_nonzero_rc": sum(1 for s in stats if s.rc != 0),
-                 "jobs": o.jobs, "chunk": o.chunk, "graph": res.stats}
+                 "jobs": o.jobs, "chunk": o.chunk, "graph": graph_stats}
     data["run_stats"] = run_stats
     if o.shard:
-        callgraph.atomic_write(o.out, report_audit.dump_json(data))
+        run_stats["max_rss_kb"] = max_rss_kb()
+        with callgraph.atomic_open(o.out) as f:
+            report_audit.write_json(f, data)
     else:
         report_audit.write_reports(data, outdir)
         # The reachability the rules saw, for the audited files (make hung uses it).
-        callgraph.atomic_write(os.path.join(outdir, "reach.tsv"),
-                               "".join(reach_of.get(rel, "") for rel in sorted(files)))
+        with callgraph.atomic_open(os.path.join(outdir, "reach.tsv")) as f:
+            for rel in sorted(files):
+                f.write(reach_of.get(rel, ""))
+        # The peak of this process: the graph, the verdicts and the reports
+        # (spatch and the scan workers are apart: spatch_max_rss_kb).
+        run_stats["max_rss_kb"] = max_rss_kb()
         callgraph.atomic_write(os.path.join(outdir, "run-stats.json"),
                                json.dumps(run_stats, indent=1, sort_keys=True) + "\n")
     return data
+
+
+def max_rss_kb() -> int:
+    """The peak resident set of this process so far, in KiB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def merge(paths: list[str], reports: str, force: bool = False) -> dict:

@@ -39,10 +39,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from array import array
 from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing import Pool
-from typing import IO, Iterable, Iterator
+from typing import IO, Callable, Iterable, Iterator, Sequence
 
 from killable.scan import csource
 from killable.graph import reach as reachability
@@ -95,19 +96,6 @@ def atomic_pickle(path: str, obj: object) -> None:
     held a second copy of it in memory."""
     with atomic_open(path, "wb") as f:
         pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def intern_strings(x):
-    """x with every string interned: the facts of 55,000 files name the same
-    functions and members millions of times (interned as they arrive, the
-    whole tree's facts took 0.65 GB instead of 0.92 GB)."""
-    if isinstance(x, str):
-        return sys.intern(x)
-    if isinstance(x, list):
-        return [intern_strings(y) for y in x]
-    if isinstance(x, dict):
-        return {intern_strings(k): intern_strings(v) for k, v in x.items()}
-    return x
 
 
 def read_json(path: str):
@@ -182,6 +170,7 @@ class ScanJob:
     interesting: frozenset[str]
     table: reachability.RootTable
     reuse_stale: bool = True
+    digest: bool = False        # also its graph_digest (in the worker)
 
 
 def compact_facts(ff: csource.FileFacts, table: reachability.RootTable) -> dict:
@@ -323,12 +312,12 @@ def macros_cached(kdir: str, relpath: str, cache_dir: str) -> list[str]:
         {m.group(1).decode() for m in MACRO_DEF.finditer(content)}))
 
 
-def local_macros(rel: str, ff: dict, dir_macros: dict[str, set[str]]) -> set[str]:
+def local_macros(rel: str, ff: Facts, dir_macros: dict[str, set[str]]) -> set[str]:
     """Macros visible as such in rel: its own and those of headers beside it,
     minus names the file itself defines as functions (#ifdef alternatives)."""
-    m = set(ff.get("macros", ())) | dir_macros.get(os.path.dirname(rel), set())
+    m = set(ff.macros) | dir_macros.get(os.path.dirname(rel), set())
     if m:
-        m -= {f[0] for f in ff["functions"]}
+        m -= set(ff.names or ())
     return m
 
 
@@ -420,6 +409,65 @@ def scan_both(job: ScanJob) -> tuple[str, dict, bool]:
     return job.relpath, facts, False
 
 
+def rows(flat: tuple, width: int) -> Iterator[tuple]:
+    """The rows of a table kept as one flat tuple (Facts)."""
+    return zip(*[iter(flat)] * width)
+
+
+def strs(xs: Iterable[str]) -> tuple[str, ...]:
+    """xs as a tuple of interned strings: the facts of 55,000 files name the
+    same functions and members millions of times."""
+    return tuple(map(sys.intern, xs)) if xs else ()
+
+
+class Facts:
+    """One file's facts as the graph build holds them, from the cached JSON
+    (scan_both).  Tuples of interned strings instead of JSON lists, each
+    table flattened into one tuple (rows(t, n) gives its rows back), line
+    numbers in an array, what the graph does not read (end lines, errptr)
+    left out: the whole tree's facts took 480 MiB as decoded JSON.
+
+      names, lines, static    the functions (names is None for a header)
+      direct, member          per function, the names it calls directly and
+                              through members
+      refs                    rows (struct type or "", member, function)
+      sys_roots, mnf_roots    rows (function, kind, via)
+      fields                  rows (struct, field, field's struct type)
+      calls                   {function: ((member, base type, (fields...)), ...)}
+      stores                  rows (base type, (fields...), member, function)
+      macros                  function-like macros the file defines
+    """
+    __slots__ = ("names", "lines", "static", "direct", "member", "refs", "sys_roots",
+                 "mnf_roots", "fields", "calls", "stores", "macros", "stale")
+
+    def __init__(self, ff: dict) -> None:
+        fns = ff.get("functions")
+        intern = sys.intern
+        self.names = None if fns is None else strs([f[0] for f in fns])
+        self.lines = array("i", [f[1] for f in fns or ()])
+        self.static = bytes(f[3] for f in fns or ())
+        self.direct = tuple(strs(f[4]) for f in fns or ())
+        self.member = tuple(strs(f[5]) for f in fns or ())
+        self.refs = strs([x for r in ff.get("refs", ()) for x in r])
+        self.sys_roots = strs([x for r in ff.get("sys_roots", ()) for x in r[:3]])
+        self.mnf_roots = strs([x for r in ff.get("mnf_roots", ()) for x in r[:3]])
+        types = ff.get("types", {})
+        self.fields = strs([x for r in types.get("fields", ()) for x in r])
+        self.calls = {intern(fn): tuple((intern(m), intern(t), strs(fs)) for m, t, fs in cs)
+                      for fn, cs in types.get("calls", {}).items()}
+        self.stores = tuple(x for t, fs, m, f in types.get("stores", ())
+                            for x in (intern(t), strs(fs), intern(m), intern(f)))
+        self.macros = strs(ff.get("macros", ()))
+        self.stale = bool(ff.get("stale"))
+
+
+def scan_job(job: ScanJob) -> tuple[str, dict, bool, str]:
+    """scan_both, and the facts' graph_digest when the job asks for it:
+    computed in the parent, its JSON text fragmented 170 MiB of the heap."""
+    rel, facts, cached = scan_both(job)
+    return rel, facts, cached, graph_digest(facts) if job.digest else ""
+
+
 def quiet_worker() -> None:
     """Pool workers leave Ctrl-C to the parent and die quietly on SIGTERM."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -427,13 +475,19 @@ def quiet_worker() -> None:
 
 
 def scan_tree(kdir: str, files: list[str], cache: str, jobs: int,
-              table: reachability.RootTable, progress: bool = False, reuse_stale: bool = True) -> tuple[dict[str, dict], int]:
-    """Facts for all files; returns (facts by relpath, number of cache hits)."""
+              table: reachability.RootTable, progress: bool = False, reuse_stale: bool = True,
+              digests: dict[str, str] | None = None,
+              each: Callable[[str, Facts], None] | None = None) -> tuple[dict[str, Facts], int]:
+    """Facts for all files; returns (facts by relpath, number of cache hits).
+    Each file's decoded JSON is made compact (Facts) as it arrives; with
+    digests, each file's graph_digest is put there too; with each, the
+    facts go to each(relpath, facts) instead (none are held)."""
     version = scanner_version()
     cache_dir = os.path.join(cache, "audit-cache", "scan")
     interesting = table.interesting()
-    work = [ScanJob(kdir, f, cache_dir, version, interesting, table, reuse_stale) for f in files]
-    out: dict[str, dict] = {}
+    work = [ScanJob(kdir, f, cache_dir, version, interesting, table, reuse_stale,
+                    digests is not None) for f in files]
+    out: dict[str, Facts] = {}
     hits = 0
     t0 = time.time()
     tty = progress and sys.stderr.isatty()
@@ -446,18 +500,25 @@ def scan_tree(kdir: str, files: list[str], cache: str, jobs: int,
             sys.stderr.flush()
 
     if jobs <= 1 or len(work) < 50:
-        for i, job in enumerate(work, 1):
-            rel, facts, cached = scan_both(job)
-            out[rel] = intern_strings(facts)
+        results = map(scan_job, work)
+        pool = None
+    else:
+        pool = Pool(jobs, initializer=quiet_worker)
+        results = pool.imap_unordered(scan_job, work, chunksize=16)
+    try:
+        for i, (rel, facts, cached, digest) in enumerate(results, 1):
+            if each:
+                each(rel, Facts(facts))
+            else:
+                out[rel] = Facts(facts)
+            if digests is not None:
+                digests[rel] = digest
             hits += cached
             note(i)
-    else:
-        with Pool(jobs, initializer=quiet_worker) as pool:
-            for i, (rel, facts, cached) in enumerate(
-                    pool.imap_unordered(scan_both, work, chunksize=16), 1):
-                out[rel] = intern_strings(facts)
-                hits += cached
-                note(i)
+    finally:
+        if pool:
+            pool.terminate()
+            pool.join()
     if tty:
         sys.stderr.write("\n")
     return out, hits
@@ -465,12 +526,55 @@ def scan_tree(kdir: str, files: list[str], cache: str, jobs: int,
 
 # ---------------------------------------------------------------- the graph
 
+class Adjacency:
+    """Each node's targets, sorted, in two arrays (compressed sparse rows):
+    as a list of lists the 590,000 nodes and 2.5 million calls of 6.1 took
+    70 MiB, and the direct calls as many again."""
+    __slots__ = ("start", "targets")
+
+    def __init__(self) -> None:
+        self.start = array("i", [0])      # row k is targets[start[k]:start[k + 1]]
+        self.targets = array("i")
+
+    def add(self, node: int, targets: Iterable[int]) -> None:
+        """The row of node.  Rows come in increasing node order; the rows
+        of nodes skipped are empty."""
+        if node < len(self.start) - 1:
+            raise ValueError(f"row {node} after row {len(self.start) - 2}")
+        end = len(self.targets)
+        while len(self.start) <= node:
+            self.start.append(end)
+        self.targets.extend(targets)
+        self.start.append(len(self.targets))
+
+    def close(self, n: int) -> None:
+        """Empty rows for the nodes up to n that have none."""
+        while len(self.start) <= n:
+            self.start.append(len(self.targets))
+
+    def __len__(self) -> int:
+        return len(self.start) - 1
+
+    def __getitem__(self, node: int) -> list[int]:
+        return self.targets[self.start[node]:self.start[node + 1]].tolist()
+
+    def get(self, node: int, default: Sequence[int] = ()) -> Sequence[int]:
+        if 0 <= node < len(self.start) - 1 and self.start[node] != self.start[node + 1]:
+            return self[node]
+        return default
+
+    def items(self) -> Iterator[tuple[int, list[int]]]:
+        for node in range(len(self.start) - 1):
+            yield node, self[node]
+
+
 @dataclass
 class Graph:
     files: list[str] = field(default_factory=list)      # node -> relpath
     funcs: list[str] = field(default_factory=list)      # node -> function name
-    lines: list[int] = field(default_factory=list)
-    edges: list[list[int]] = field(default_factory=list)
+    lines: array = field(default_factory=lambda: array("i"))
+    static: bytearray = field(default_factory=bytearray)  # node -> 1 when static
+    edges: Adjacency = field(default_factory=Adjacency)  # direct and member calls
     by_file: dict[str, dict[str, int]] = field(default_factory=dict)
     globals: dict[str, list[int]] = field(default_factory=dict)
     sys_roots: dict[int, set[str]] = field(default_factory=dict)
@@ -482,14 +586,35 @@ class Graph:
     n_typed: int = 0
     n_dropped: int = 0
     n_macro: int = 0
-    direct: dict[int, list[int]] = field(default_factory=dict)   # direct calls only
+    direct: Adjacency = field(default_factory=Adjacency)   # direct calls only
     # Member calls by what bound them: the receiver's struct type, or only
     # the member's name (an untyped call: any function stored in it).
-    typed_calls: dict[int, list[int]] = field(default_factory=dict)
-    untyped_calls: dict[int, list[int]] = field(default_factory=dict)
+    typed_calls: Adjacency = field(default_factory=Adjacency)
+    untyped_calls: Adjacency = field(default_factory=Adjacency)
     # Functions stored in a member that is not a root: called by a
     # framework whose handling of the result nobody checked.
     stored_in: dict[int, str] = field(default_factory=dict)
+
+    def __getstate__(self) -> dict:
+        """The function names as one string, without by_file and globals
+        (made again from files, funcs and static): pickle's memo of 590,000
+        names and their dicts was the peak of a first audit."""
+        state = dict(self.__dict__, funcs="\0".join(self.funcs))
+        del state["by_file"], state["globals"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.funcs = state["funcs"].split("\0") if self.files else []
+        self.by_file, self.globals = {}, {}
+        for nid, (rel, name) in enumerate(zip(self.files, self.funcs)):
+            self.add_name(nid, rel, name, self.static[nid])
+
+    def add_name(self, nid: int, rel: str, name: str, static: int) -> None:
+        """Node nid is function name of rel (nodes in increasing order)."""
+        self.by_file.setdefault(rel, {})[name] = nid
+        if not static:
+            self.globals.setdefault(name, []).append(nid)
 
     def node(self, relpath: str, func: str) -> int | None:
         return self.by_file.get(relpath, {}).get(func)
@@ -502,7 +627,7 @@ class Graph:
         return self.globals.get(name, [])
 
 
-def resolve_type(base: str, fields: list[str], field_t: dict[tuple[str, str], set[str]],
+def resolve_type(base: str, fields: Sequence[str], field_t: dict[tuple[str, str], set[str]],
                  field_any: dict[str, set[str]]) -> str:
     """Struct type of `base_var->f1->f2`, given base_var's type (maybe "")."""
     t = base
@@ -514,43 +639,41 @@ def resolve_type(base: str, fields: list[str], field_t: dict[tuple[str, str], se
     return t
 
 
-def build_graph(facts: dict[str, dict], max_untyped: int = 8) -> Graph:
+def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
     """The global graph.  Member calls bind by struct type where the receiver's
     type is known (local declarations, struct field types); an untyped member
     call binds to every function stored in that member only when there are
     at most max_untyped of them (else it is dropped and counted)."""
     g = Graph()
     for rel in sorted(facts):
-        if "functions" not in facts[rel]:
+        ff = facts[rel]
+        if ff.names is None:
             continue
-        names: dict[str, int] = {}
-        for name, line, _end, static, _d, _m in facts[rel]["functions"]:
+        g.by_file[rel] = {}
+        for name, line, static in zip(ff.names, ff.lines, ff.static):
             nid = len(g.files)
             g.files.append(rel)
             g.funcs.append(name)
             g.lines.append(line)
-            g.edges.append([])
-            names[name] = nid
-            if not static:
-                g.globals.setdefault(name, []).append(nid)
-        g.by_file[rel] = names
+            g.static.append(static)
+            g.add_name(nid, rel, name, static)
     dir_macros: dict[str, set[str]] = {}
     for rel, ff in facts.items():
-        if rel.endswith(".h") and ff.get("macros"):
-            dir_macros.setdefault(os.path.dirname(rel), set()).update(ff["macros"])
+        if rel.endswith(".h") and ff.macros:
+            dir_macros.setdefault(os.path.dirname(rel), set()).update(ff.macros)
     field_t: dict[tuple[str, str], set[str]] = {}
     field_any: dict[str, set[str]] = {}
     for ff in facts.values():
-        for st, f, t in ff.get("types", {}).get("fields", []):
+        for st, f, t in rows(ff.fields, 3):
             field_t.setdefault((st, f), set()).add(t)
             field_any.setdefault(f, set()).add(t)
     typed: dict[tuple[str, str], set[int]] = {}
     untyped: dict[str, set[int]] = {}
     for rel, ff in facts.items():
-        if "functions" not in ff:
+        if ff.names is None:
             continue
         typed_here = set()
-        for base, fields, member, func in ff.get("types", {}).get("stores", []):
+        for base, fields, member, func in rows(ff.stores, 4):
             t = resolve_type(base, fields, field_t, field_any)
             for nid in g.resolve(rel, func):
                 if t:
@@ -558,7 +681,7 @@ def build_graph(facts: dict[str, dict], max_untyped: int = 8) -> Graph:
                     typed_here.add((member, func))
                 else:
                     untyped.setdefault(member, set()).add(nid)
-        for stype, member, func in ff["refs"]:
+        for stype, member, func in rows(ff.refs, 3):
             if not stype and (member, func) in typed_here:
                 continue
             for nid in g.resolve(rel, func):
@@ -574,14 +697,14 @@ def build_graph(facts: dict[str, dict], max_untyped: int = 8) -> Graph:
     g.n_dropped = 0
     g.n_typed = 0
     for rel, ff in facts.items():
-        if "functions" not in ff:
+        if ff.names is None:
             continue
         names = g.by_file[rel]
-        tcalls = ff.get("types", {}).get("calls", {})
-        for name, _line, _end, _static, direct, member in ff["functions"]:
+        tcalls = ff.calls
+        macros = local_macros(rel, ff, dir_macros)
+        for name, direct, member in zip(ff.names, ff.direct, ff.member):
             src = names[name]
             out: set[int] = set()
-            macros = local_macros(rel, ff, dir_macros)
             for callee in direct:
                 if callee in macros:
                     g.n_macro += 1
@@ -592,9 +715,10 @@ def build_graph(facts: dict[str, dict], max_untyped: int = 8) -> Graph:
                     g.n_direct += len(targets)
                 else:
                     g.n_unresolved += 1
-            g.direct[src] = sorted(out - {src})
+            plain = out - {src}
+            g.direct.add(src, sorted(plain))
             types_of: dict[str, set[str]] = {}
-            for m, base, fields in tcalls.get(name, []):
+            for m, base, fields in tcalls.get(name, ()):
                 t = resolve_type(base, fields, field_t, field_any) if (base or fields) else ""
                 types_of.setdefault(m, set())
                 if t:
@@ -624,38 +748,41 @@ def build_graph(facts: dict[str, dict], max_untyped: int = 8) -> Graph:
                     else:
                         g.n_dropped += 1
             out.discard(src)
-            g.edges[src] = sorted(out)
-            plain = set(g.direct[src])
+            g.edges.add(src, sorted(out))
             if by_type - plain - {src}:
-                g.typed_calls[src] = sorted(by_type - plain - {src})
+                g.typed_calls.add(src, sorted(by_type - plain - {src}))
             if by_name - by_type - plain - {src}:
-                g.untyped_calls[src] = sorted(by_name - by_type - plain - {src})
-        for func, kind, via, _errptr in ff["sys_roots"]:
+                g.untyped_calls.add(src, sorted(by_name - by_type - plain - {src}))
+        for func, kind, via in rows(ff.sys_roots, 3):
             for nid in g.resolve(rel, func):
                 g.sys_roots.setdefault(nid, set()).add(kind)
                 g.root_via.setdefault(nid, via)
-        for func, kind, via, _errptr in ff["mnf_roots"]:
+        for func, kind, via in rows(ff.mnf_roots, 3):
             for nid in g.resolve(rel, func):
                 g.mnf_roots.setdefault(nid, set()).add(kind)
                 g.root_via.setdefault(nid, via)
+    for adj in (g.edges, g.direct, g.typed_calls, g.untyped_calls):
+        adj.close(len(g.files))
     for (stype, m), ids in typed.items():
+        label = sys.intern(f"{stype}.{m}")
         for nid in ids:
             if nid not in g.root_via:
-                g.stored_in.setdefault(nid, f"{stype}.{m}")
+                g.stored_in.setdefault(nid, label)
     for m, ids in untyped.items():
+        label = sys.intern(f"?.{m}")
         for nid in ids:
             if nid not in g.root_via:
-                g.stored_in.setdefault(nid, f"?.{m}")
+                g.stored_in.setdefault(nid, label)
     return g
 
 
 @dataclass
 class Reach:
-    kinds: list[int]                 # node -> bitmask of all root kinds reaching it
-    parent: list[int]                # node -> BFS parent (-1 root, -2 unreached)
+    kinds: Sequence[int]             # node -> bitmask of all root kinds reaching it
+    parent: Sequence[int]            # node -> BFS parent (-1 root, -2 unreached)
     kind_names: list[str]
-    near: list[int] = field(default_factory=list)   # kinds of the nearest roots only
-    hops: list[int] = field(default_factory=list)   # pointer_hops, syscall side only
+    near: Sequence[int] = field(default_factory=list)   # kinds of the nearest roots only
+    hops: Sequence[int] = field(default_factory=list)   # pointer_hops, syscall side only
 
     def reached(self, nid: int) -> bool:
         return self.parent[nid] != -2
@@ -680,13 +807,24 @@ UNTYPED_HOP = 3
 MAX_POINTER_HOPS = 2
 
 
-def pointer_hops(g: Graph, roots: dict[int, set[str]]) -> list[int]:
+def filled(value: int, n: int) -> array:
+    """An array of n ints, all value (per-node tables: a list of Python ints
+    is 8 bytes a node plus the int, an array 4)."""
+    return array("i", [value]) * n
+
+
+def masks(n: int, bits: int) -> Sequence[int]:
+    """n zero bitmasks of the given width: an array when they fit in 64 bits."""
+    return array("Q", bytes(8 * n)) if bits <= 64 else [0] * n
+
+
+def pointer_hops(g: Graph, roots: dict[int, set[str]]) -> array:
     """Per node, the fewest calls through function pointers on any path
     from a root (weighted as above), or -1 when none reaches it.
 
     Dial's algorithm: buckets by distance, weights 0, 1 and 3."""
     n = len(g.files)
-    dist = [-1] * n
+    dist = filled(-1, n)
     buckets: list[list[int]] = [sorted(roots)]
     for r in roots:
         dist[r] = 0
@@ -716,8 +854,8 @@ def propagate(g: Graph, roots: dict[int, set[str]], direct_only: bool = False) -
     n = len(g.files)
     names = sorted({k for ks in roots.values() for k in ks})
     bit = {k: 1 << i for i, k in enumerate(names)}
-    kinds = [0] * n
-    parent = [-2] * n
+    kinds = masks(n, len(names))
+    parent = filled(-2, n)
     queue: deque[int] = deque()
     for nid in sorted(roots):
         m = 0
@@ -726,12 +864,9 @@ def propagate(g: Graph, roots: dict[int, set[str]], direct_only: bool = False) -
         kinds[nid] = m
         parent[nid] = -1
         queue.append(nid)
-    if direct_only:
-        edges = [g.direct.get(i, []) for i in range(n)]
-    else:
-        edges = g.edges
-    near = list(kinds)
-    dist = [-1] * n
+    edges = g.direct if direct_only else g.edges
+    near = kinds[:]
+    dist = filled(-1, n)
     for nid in roots:
         dist[nid] = 0
     while queue:
@@ -840,14 +975,17 @@ def load_index(path: str) -> dict[str, tuple[int, int, str]]:
 
 
 def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
-            progress: bool = False, reuse_stale: bool = True) -> Result:
+            progress: bool = False, reuse_stale: bool = True,
+            with_facts: Callable[[Graph, dict[str, Facts]], None] | None = None) -> Result:
     """The graph and reachability of a tree, cached.
 
     The whole result is cached under a key over every file's graph digest.
     An index (like git's) maps each file's mtime and size to its digest, so
     a warm run stats the files instead of reading 1.3 GB, and a changed file
     is rescanned alone; the graph is rebuilt only when some file's calls,
-    stores or roots changed.
+    stores or roots changed.  When it is, with_facts(graph, facts) runs
+    before the facts are dropped (the risk stage takes its part of them
+    there instead of reading every file's facts again).
     """
     table = reachability.load_tables()
     t0 = time.time()
@@ -876,9 +1014,7 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
         else:
             todo.append(rel)
     # Facts of the files the index does not vouch for (all of them, cold).
-    new_facts, hits = scan_tree(kdir, todo, cache, jobs, table, progress, reuse_stale)
-    for rel, ff in new_facts.items():
-        digest[rel] = graph_digest(ff)
+    new_facts, hits = scan_tree(kdir, todo, cache, jobs, table, progress, reuse_stale, digest)
     if todo:
         for rel in todo:
             try:
@@ -907,9 +1043,11 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
     facts.update(new_facts)
     facts = {rel: facts[rel] for rel in allf if rel in facts}
     hits += hits2
-    stale = sum(1 for ff in facts.values() if ff.get("stale"))
+    stale = sum(1 for ff in facts.values() if ff.stale)
     t1 = time.time()
     g = build_graph(facts)
+    if with_facts:
+        with_facts(g, facts)
     # The facts are done with; their memory goes to the reach sets.
     del facts, new_facts
     t2 = time.time()
@@ -923,7 +1061,7 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
     mnf_r = propagate(g, g.mnf_roots, direct_only=True)
     t3 = time.time()
     stats = {"files": len(files), "headers": len(headers), "scan_cache_hits": hits, "functions": len(g.files),
-             "edges": sum(len(e) for e in g.edges), "direct_edges": g.n_direct,
+             "edges": len(g.edges.targets), "direct_edges": g.n_direct,
              "member_edges": g.n_member, "unresolved_calls": g.n_unresolved,
              "typed_member_calls": g.n_typed, "dropped_member_calls": g.n_dropped,
              "macro_calls_skipped": g.n_macro,
@@ -952,17 +1090,30 @@ def prune(d: str, suffix: str, keep: int) -> None:
         pass
 
 
-def cross_file_callers(g: Graph) -> dict[int, list[int]]:
-    """node -> the nodes in other files that call it directly."""
-    out: dict[int, list[int]] = {}
+@dataclass
+class CrossCallers:
+    """Per node, how many functions in other files call it directly, and
+    the first of them by (file, function); -1 when none."""
+    count: array
+    first: array
+
+
+def cross_file_callers(g: Graph) -> CrossCallers:
+    n = len(g.files)
+    out = CrossCallers(filled(0, n), filled(-1, n))
+    files, funcs = g.files, g.funcs
     for src, targets in g.direct.items():
+        fs = files[src]
         for v in targets:
-            if g.files[v] != g.files[src]:
-                out.setdefault(v, []).append(src)
+            if files[v] != fs:
+                out.count[v] += 1
+                c = out.first[v]
+                if c < 0 or (fs, funcs[src]) < (files[c], funcs[c]):
+                    out.first[v] = src
     return out
 
 
-def extra_classes(res: Result, nid: int, callers: dict[int, list[int]]) -> list[str]:
+def extra_classes(res: Result, nid: int, callers: CrossCallers) -> list[str]:
     """What the rules must know besides the root kinds (verdicts read them):
       ptrhops:N              the fewest calls through pointers from a root
       xcallers:N:FILE:FUNC   callers in other files, and one of them
@@ -976,29 +1127,29 @@ def extra_classes(res: Result, nid: int, callers: dict[int, list[int]]) -> list[
         out.append(f"ptrhops:{hops}")
     if nid in g.root_via:
         return out + ["root"]
-    xs = callers.get(nid)
-    if xs:
-        first = min(xs, key=lambda c: (g.files[c], g.funcs[c]))
-        out.append(f"xcallers:{len(set(xs))}:{g.files[first]}:{g.funcs[first]}")
+    if callers.count[nid]:
+        first = callers.first[nid]
+        out.append(f"xcallers:{callers.count[nid]}:{g.files[first]}:{g.funcs[first]}")
     if nid in g.stored_in:
         out.append(f"stored:{g.stored_in[nid]}")
     return out
 
 
-def reach_lines(res: Result) -> list[str]:
-    """relpath\\tfunction\\tclasses for every function some root reaches."""
-    g = res.graph
-    out = []
-    callers = cross_file_callers(g)
-    for nid in range(len(g.files)):
-        classes = res.sys.kinds_of(nid) + ["mnf:" + k for k in res.mnf.kinds_of(nid)]
-        if classes and res.sys.reached(nid):
-            classes += extra_classes(res, nid, callers)
-        if classes:
-            out.append(f"{g.files[nid]}\t{g.funcs[nid]}\t{','.join(classes)}")
-    out.sort()
-    return out
+def reach_line(res: Result, nid: int, callers: CrossCallers) -> str:
+    """relpath\tfunction\tclasses, or "" when no root reaches nid."""
+    classes = res.sys.kinds_of(nid) + ["mnf:" + k for k in res.mnf.kinds_of(nid)]
+    if classes and res.sys.reached(nid):
+        classes += extra_classes(res, nid, callers)
+    if not classes:
+        return ""
+    return f"{res.graph.files[nid]}\t{res.graph.funcs[nid]}\t{','.join(classes)}"
 
+
+def reach_lines(res: Result) -> list[str]:
+    """relpath\tfunction\tclasses for every function some root reaches."""
+    callers = cross_file_callers(res.graph)
+    return sorted(x for x in (reach_line(res, nid, callers) for nid in range(len(res.graph.files)))
+                  if x)
 
 
 REACH_LINE = re.compile(r"^[^\t]+\t[A-Za-z_]\w*\t[^\t]+$")
@@ -1027,10 +1178,18 @@ def reach_by_file(res: Result) -> dict[str, str]:
     cached = getattr(res, "by_file", None)
     if cached is not None:
         return cached
-    parts: dict[str, list[str]] = {}
-    for line in reach_lines(res):
-        parts.setdefault(line.split("\t", 1)[0], []).append(line + "\n")
-    return {rel: "".join(ls) for rel, ls in parts.items()}
+    # File by file: the lines of the whole tree at once took 100 MiB more.
+    # A tab sorts before any character of a name, so sorting each file's
+    # lines gives the lines of reach_lines.
+    callers = cross_file_callers(res.graph)
+    out: dict[str, str] = {}
+    for rel in sorted(res.graph.by_file):
+        lines = sorted(x for x in (reach_line(res, nid, callers)
+                                   for nid in res.graph.by_file[rel].values()) if x)
+        if lines:
+            out[rel] = "".join(x + "\n" for x in lines)
+    return out
+
 
 def chain_lines(res: Result) -> list[str]:
     g = res.graph

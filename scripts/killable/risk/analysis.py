@@ -26,7 +26,9 @@ import os
 import pickle
 import re
 import subprocess
+import sys
 import time
+from array import array
 from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing import Pool
@@ -136,6 +138,19 @@ def _scan_one(job: tuple[str, str, str, str, dict]) -> tuple[str, dict]:
     return rel, scan.scan_cached(kdir, rel, cache_dir, version, sleeps)
 
 
+def frozen(x):
+    """x with its lists made tuples and its strings interned: the risk facts
+    of the tree's files repeat the same keys, calls and locks over and over
+    (as decoded, the whole tree's took 87 MiB)."""
+    if isinstance(x, str):
+        return sys.intern(x)
+    if isinstance(x, list):
+        return tuple(frozen(y) for y in x)
+    if isinstance(x, dict):
+        return {sys.intern(k): frozen(v) for k, v in x.items()}
+    return x
+
+
 def scan_files(kdir: str, files: list[str], cache: str, jobs: int, sleeps: dict,
                sleeps_path: str) -> dict[str, dict]:
     cache_dir = os.path.join(cache, "audit-cache", "risk")
@@ -145,11 +160,11 @@ def scan_files(kdir: str, files: list[str], cache: str, jobs: int, sleeps: dict,
     if jobs <= 1 or len(work) < 50:
         for job in work:
             rel, facts = _scan_one(job)
-            out[rel] = facts
+            out[rel] = frozen(facts)
         return out
     with Pool(jobs, initializer=callgraph.quiet_worker) as pool:
         for rel, facts in pool.imap_unordered(_scan_one, work, chunksize=32):
-            out[rel] = facts
+            out[rel] = frozen(facts)
     return out
 
 
@@ -161,11 +176,11 @@ class TreeFacts:
     seeds: dict               # node -> (op, why)
 
 
-def tree_facts_cached(kdir: str, cache: str, jobs: int, res: callgraph.Result,
-                      sleeps: dict, subdirs: list[str] | None = None) -> TreeFacts:
-    """tree_facts, kept beside the graph: keyed on the graph's file index
-    (it changes when any file does), the table and this code.  Reading every
-    file's facts again is half of a warm run."""
+def tree_facts_path(kdir: str, cache: str, nodes: int, sleeps: dict,
+                    subdirs: list[str] | None = None) -> str:
+    """Where tree_facts are kept beside the graph: keyed on the graph's file
+    index (it changes when any file does), the table and this code; "" when
+    there is no index."""
     scope = hashlib.sha256(f"{os.path.abspath(kdir)}|{sorted(subdirs or [])}".encode())
     ipath = os.path.join(cache, "audit-cache", "graph", f"index-{scope.hexdigest()[:16]}.idx")
     try:
@@ -174,10 +189,24 @@ def tree_facts_cached(kdir: str, cache: str, jobs: int, res: callgraph.Result,
         with open(__file__, "rb") as f:
             key.update(f.read())
     except OSError:
-        return tree_facts(kdir, cache, jobs, res, sleeps, subdirs)
+        return ""
     key.update(repr(sorted((n, s.bound) for n, s in sleeps.items())).encode())
-    key.update(str(len(res.graph.files)).encode())
-    path = os.path.join(cache, "audit-cache", "risk", f"tree-{key.hexdigest()[:32]}.pickle")
+    key.update(str(nodes).encode())
+    return os.path.join(cache, "audit-cache", "risk", f"tree-{key.hexdigest()[:32]}.pickle")
+
+
+def save_tree_facts(path: str, tf: TreeFacts) -> None:
+    callgraph.atomic_pickle(path, tf)
+    callgraph.prune(os.path.dirname(path), ".pickle", keep=4)
+
+
+def tree_facts_cached(kdir: str, cache: str, jobs: int, res: callgraph.Result,
+                      sleeps: dict, subdirs: list[str] | None = None) -> TreeFacts:
+    """tree_facts, kept beside the graph (tree_facts_path).  Reading every
+    file's facts again is half of a warm run."""
+    path = tree_facts_path(kdir, cache, len(res.graph.files), sleeps, subdirs)
+    if not path:
+        return tree_facts(kdir, cache, jobs, res, sleeps, subdirs)
     try:
         with open(path, "rb") as f:
             tf = pickle.load(f)
@@ -186,43 +215,72 @@ def tree_facts_cached(kdir: str, cache: str, jobs: int, res: callgraph.Result,
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError):
         pass
     tf = tree_facts(kdir, cache, jobs, res, sleeps, subdirs)
-    callgraph.atomic_pickle(path, tf)
-    callgraph.prune(os.path.dirname(path), ".pickle", keep=4)
+    save_tree_facts(path, tf)
     return tf
+
+
+def tree_facts_hook(kdir: str, cache: str, subdirs: list[str] | None = None,
+                    sleeps_path: str = os.path.join(DATA_DIR, "long-sleeps.tsv")):
+    """For callgraph.compute(with_facts=...): when the graph is built, its
+    facts are in memory; the tree facts are taken from them and kept where
+    tree_facts_cached looks, so that the risk stage does not read every
+    file's facts a second time (the two copies were the audit's peak)."""
+    sleeps = tables.load_long_sleeps(sleeps_path)
+
+    def hook(g: callgraph.Graph, facts: dict[str, callgraph.Facts]) -> None:
+        path = tree_facts_path(kdir, cache, len(g.files), sleeps, subdirs)
+        if path and not os.path.exists(path):
+            save_tree_facts(path, tree_facts_from(g, facts, sleeps))
+    return hook
 
 
 def tree_facts(kdir: str, cache: str, jobs: int, res: callgraph.Result,
                sleeps: dict, subdirs: list[str] | None = None) -> TreeFacts:
-    g = res.graph
+    """From every file's facts, one file at a time (the graph is held already)."""
     files, _ = callgraph.split_readable(kdir, callgraph.list_c_files(kdir, subdirs))
     headers, _ = callgraph.split_readable(kdir, callgraph.list_headers(kdir, subdirs))
-    facts, _hits = callgraph.scan_tree(kdir, files + headers, cache, jobs,
-                                       reachability.load_tables())
-    field_t: dict[tuple[str, str], set[str]] = {}
-    member_targets: dict[str, set[int]] = {}
-    seeds: dict[int, tuple[str, str]] = {}
-    always = {n: s for n, s in sleeps.items() if s.bound_kind() == "none"
-              or (s.bound_kind() == "internal" and scan.long_call(s, [], False, {}))}
+    tf = TreeFactsBuilder(res.graph, sleeps)
+    callgraph.scan_tree(kdir, files + headers, cache, jobs, reachability.load_tables(),
+                        each=tf.add)
+    return tf.facts
+
+
+def tree_facts_from(g: callgraph.Graph, facts: dict[str, callgraph.Facts],
+                    sleeps: dict) -> TreeFacts:
+    tf = TreeFactsBuilder(g, sleeps)
     for rel, ff in facts.items():
-        types = ff.get("types", {})
-        for st, f, t in types.get("fields", []):
-            field_t.setdefault((st, f), set()).add(t)
-        if "functions" not in ff:
-            continue
-        for _t, _fs, member, func in types.get("stores", []):
+        tf.add(rel, ff)
+    return tf.facts
+
+
+class TreeFactsBuilder:
+    """TreeFacts, a file at a time, in any order."""
+
+    def __init__(self, g: callgraph.Graph, sleeps: dict) -> None:
+        self.g = g
+        self.facts = TreeFacts({}, {}, {})
+        self.always = {n: s for n, s in sleeps.items() if s.bound_kind() == "none"
+                       or (s.bound_kind() == "internal" and scan.long_call(s, [], False, {}))}
+
+    def add(self, rel: str, ff: callgraph.Facts) -> None:
+        g, tf, always = self.g, self.facts, self.always
+        for st, f, t in callgraph.rows(ff.fields, 3):
+            tf.field_t.setdefault((st, f), set()).add(t)
+        if ff.names is None:
+            return
+        for _t, _fs, member, func in callgraph.rows(ff.stores, 4):
             for nid in g.resolve(rel, func):
-                member_targets.setdefault(member, set()).add(nid)
-        for _st, member, func in ff.get("refs", []):
+                tf.member_targets.setdefault(member, set()).add(nid)
+        for _st, member, func in callgraph.rows(ff.refs, 3):
             for nid in g.resolve(rel, func):
-                member_targets.setdefault(member, set()).add(nid)
+                tf.member_targets.setdefault(member, set()).add(nid)
         if rel.startswith(STOP_DIRS):
-            continue
+            return
         names = g.by_file.get(rel, {})
-        for name, _line, _end, _static, direct, _member in ff["functions"]:
+        for name, direct in zip(ff.names, ff.direct):
             hit = next((c for c in direct if c in always), None)
             if hit is not None and name in names:
-                seeds[names[name]] = (hit, scan.long_call(always[hit], [], False, {}))
-    return TreeFacts(field_t, member_targets, seeds)
+                tf.seeds[names[name]] = (hit, scan.long_call(always[hit], [], False, {}))
 
 
 # ---------------------------------------------------------------- identities
@@ -259,13 +317,18 @@ def arch_of(rel: str) -> str:
     return rel.split("/", 2)[1] if rel.startswith("arch/") and rel.count("/") >= 2 else ""
 
 
-def propagate_long(res: callgraph.Result, seeds: dict[int, tuple[str, str]],
-                   extra: dict[int, tuple[str, str]], max_depth: int = MAX_DEPTH,
-                   table: frozenset[str] = frozenset()) -> tuple[list, list]:
-    """Reverse BFS over direct calls, at most max_depth calls above a seed:
-    per node the seed op and the next hop.  The table's own operations are
-    not walked through: a call of one is judged by its bound, not by how it
-    is built (msleep() is built on schedule())."""
+@dataclass
+class LongWalk:
+    """What propagate_long walks: per node whether the walk stops there, and
+    its direct callers (in increasing node order) that it goes up to."""
+    stop: bytearray
+    callers: callgraph.Adjacency
+
+
+def long_walk(res: callgraph.Result, table: frozenset[str] = frozenset()) -> LongWalk:
+    """The table's own operations are not walked through: a call of one is
+    judged by its bound, not by how it is built (msleep() is built on
+    schedule())."""
     g = res.graph
     n = len(g.files)
     stop = bytearray(n)
@@ -273,21 +336,49 @@ def propagate_long(res: callgraph.Result, seeds: dict[int, tuple[str, str]],
     for nid in range(n):
         if g.files[nid].startswith(STOP_DIRS) or g.funcs[nid] in stop_names:
             stop[nid] = 1
-    callers: list[list[int]] = [[] for _ in range(n)]
-    for src, targets in g.direct.items():
-        if stop[src]:
-            continue
-        a_src = arch_of(g.files[src])
-        for v in targets:
-            a = arch_of(g.files[v])
-            # A call resolves to every architecture's twin; only x86's, or
-            # the caller's own architecture's, is followed.
-            if a and a != a_src and a != "x86":
+    arch = [arch_of(f) for f in g.files]
+    # Reverse rows by counting: two passes over the calls instead of a list
+    # per node (a list of lists for 590,000 nodes took 90 MiB at its peak).
+    def followed():
+        for src, targets in g.direct.items():
+            if stop[src]:
                 continue
-            callers[v].append(src)
+            a_src = arch[src]
+            for v in targets:
+                a = arch[v]
+                # A call resolves to every architecture's twin; only x86's, or
+                # the caller's own architecture's, is followed.
+                if a and a != a_src and a != "x86":
+                    continue
+                yield src, v
+    count = callgraph.filled(0, n + 1)
+    for _src, v in followed():
+        count[v + 1] += 1
+    callers = callgraph.Adjacency()
+    for i in range(n):
+        count[i + 1] += count[i]
+    callers.start = count
+    callers.targets = callgraph.filled(0, count[n])
+    fill = count[:n]
+    for src, v in followed():
+        callers.targets[fill[v]] = src
+        fill[v] += 1
+    return LongWalk(stop, callers)
+
+
+def propagate_long(res: callgraph.Result, seeds: dict[int, tuple[str, str]],
+                   extra: dict[int, tuple[str, str]], max_depth: int = MAX_DEPTH,
+                   table: frozenset[str] = frozenset(),
+                   walk: LongWalk | None = None) -> tuple[list, array]:
+    """Reverse BFS over direct calls, at most max_depth calls above a seed:
+    per node the seed op and the next hop (long_walk: what is walked)."""
+    n = len(res.graph.files)
+    if walk is None:
+        walk = long_walk(res, table)
+    stop, callers = walk.stop, walk.callers
     op: list = [None] * n
-    nxt = [-2] * n
-    depth = [0] * n
+    nxt = callgraph.filled(-2, n)
+    depth = callgraph.filled(0, n)
     q: deque[int] = deque()
     for nid, why in sorted(list(seeds.items()) + list(extra.items())):
         if stop[nid] or op[nid] is not None:
@@ -416,7 +507,8 @@ def analyze(kdir: str, cache: str, jobs: int, res: callgraph.Result | None = Non
         return ""
 
     depth = max_depth or MAX_DEPTH
-    op, nxt = propagate_long(res, tf.seeds, extra, depth, frozenset(all_sleeps))
+    walk = long_walk(res, frozenset(all_sleeps))
+    op, nxt = propagate_long(res, tf.seeds, extra, depth, walk=walk)
     # A flush sleeps long when the work it waits for does: new seeds, again.
     for _round in range(3):
         new: dict[int, tuple[str, str]] = {}
@@ -434,7 +526,7 @@ def analyze(kdir: str, cache: str, jobs: int, res: callgraph.Result | None = Non
         if not new:
             break
         extra.update(new)
-        op, nxt = propagate_long(res, tf.seeds, extra, depth, frozenset(all_sleeps))
+        op, nxt = propagate_long(res, tf.seeds, extra, depth, walk=walk)
     t4 = time.time()
     say(f"risk: long sleeps propagated {t4 - t3:.1f}s")
 
