@@ -17,7 +17,9 @@ the Makefile, include/ and the subtree (FULL=1: a git worktree of the whole
 tree, removed afterwards).  The call graph covers the subtree unless FULL=1.
 Times are wall and CPU (user+sys of all children); spatch RSS is the largest
 spatch process (os.wait4 per process), max RSS the largest process of the
-run (for the audit, the parent that holds the call graph).  Nothing here
+run (os.wait4 of the whole run: the scan workers forked from the audit
+count with the pages they share), audit RSS the audit process's own peak
+(run-stats.json max_rss_kb: it holds the call graph).  Nothing here
 asserts a time.
 """
 
@@ -219,14 +221,19 @@ def main() -> int:
     print(f"\nbench: {sub or 'whole tree'} ({'FULL' if args.full else 'M=' + sub}), "
           f"spatch J={args.jobs}")
     print(f"{'run':32} {'wall s':>8} {'cpu s':>8} {'wall/base':>9} {'cpu/base':>9} "
-          f"{'spatch RSS MB':>13} {'max RSS MB':>10}")
+          f"{'spatch RSS MB':>13} {'max RSS MB':>10} {'audit RSS MB':>12}")
     for name, v, rss in rows:
+        own = v.get("stats", {}).get("max_rss_kb")
         print(f"{name:32} {v['wall']:8.1f} {v['cpu']:8.1f} {v['wall'] / base['wall']:9.2f} "
               f"{v['cpu'] / max(base['cpu'], 1e-9):9.2f} {rss / 1024:13.1f} "
-              f"{v['maxrss_kb'] / 1024:10.1f}")
+              f"{v['maxrss_kb'] / 1024:10.1f} "
+              f"{own / 1024 if own else float('nan'):12.1f}")
     cs = res["cold"]["stats"]
     print(f"\naudit cold: graph {cs.get('graph_s', 0)}s, spatch {cs.get('spatch_s', 0)}s over "
           f"{cs.get('spatch_ran_files', 0)} files in {cs.get('spatch_runs', 0)} spatch runs")
+    print(f"audit cold: peak memory of the audit process {cs.get('max_rss_kb', 0) / 1024:.1f} MB "
+          f"(graph, verdicts, risk, reports; the largest process of the run "
+          f"{res['cold']['maxrss_kb'] / 1024:.1f} MB)")
     ts = res["touch"]["stats"]
     print(f"audit after touching {res['touch']['file']}: spatch reran "
           f"{ts.get('spatch_ran_files', 0)} file(s), graph rescanned "

@@ -658,11 +658,14 @@ def test_bench_smoke(ctx: Ctx) -> None:
            "-j", "2", "--spatch", ctx.spatch, "--json", out)
     expect(r.returncode == 0, f"bench failed: {r.stderr[-600:]}")
     for want in ("(a) coccicheck double_lock", "(b) audit cold J=2", "(c) audit, 1 file touched",
-                 "(b') audit cold J=1", "-j scaling:", "spatch reran 1 file(s)"):
+                 "(b') audit cold J=1", "-j scaling:", "spatch reran 1 file(s)",
+                 "audit cold: peak memory of the audit process"):
         expect(want in r.stdout, f"bench output lacks {want!r}:\n{r.stdout}")
     js = json.load(open(out))
     expect(js["touch"]["stats"]["spatch_ran_files"] == 1, f"touch reran {js['touch']['stats']}")
     expect(js["cold"]["stats"]["spatch_max_rss_kb"] > 0, "peak RSS recorded")
+    own = js["cold"]["stats"].get("max_rss_kb", 0)
+    expect(0 < own <= js["cold"]["maxrss_kb"], f"the audit's own peak {own} kB")
     expect(subprocess.run(["git", "-C", ctx.kdir, "status", "--porcelain"], capture_output=True,
                          text=True).stdout == "", "bench modified the tree")
 
