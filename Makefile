@@ -22,7 +22,7 @@ KILLABLE = PYTHONPATH=$(CURDIR)/scripts $(PYTHON) -m killable
 
 DEB_PACKAGES := coccinelle sparse linux-source-6.1 qemu-system-x86 \
 	bc bison flex libelf-dev libssl-dev cpio kmod gcc make git \
-	python3 python3-ply python3-git chromium b4
+	python3 python3-ply python3-git chromium b4 parallel
 
 .PHONY: help deps kernel-cache coccicheck check check-fast rules
 

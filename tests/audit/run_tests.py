@@ -479,6 +479,73 @@ def test_shard_merge(ctx: Ctx) -> None:
         expect(want[k] == got[k], f"merged {k} differs from the unsharded run")
 
 
+def readme_shard_commands() -> list[str]:
+    """The two commands of the README's "Sharding over machines", each with
+    its continuation lines joined."""
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    m = re.search(r"^### Sharding over machines\n(.*?)^###", text, re.S | re.M)
+    expect(m, "README has no 'Sharding over machines' section")
+    block = "\n".join(line[4:] for line in m.group(1).splitlines()
+                      if line.startswith("    "))
+    cmds = [c.strip() for c in re.sub(r"\\\n\s*", "", block).splitlines() if c.strip()]
+    expect(len(cmds) == 2 and cmds[0].startswith("parallel ") and "--merge" in cmds[1],
+           f"README's sharding block is not a parallel command and a merge: {cmds}")
+    return cmds
+
+
+def test_shard_parallel_readme(ctx: Ctx) -> None:
+    """The README's GNU parallel commands, as written, with `--sshlogin :`
+    for the hosts, in a copy of the repo standing for /src/killable, on a
+    small subtree: the merged reports equal an unsharded run's."""
+    need_tree(ctx)
+    if not shutil.which("parallel"):
+        raise Skip("GNU parallel is not installed (make deps installs it)")
+    run_cmd, merge_cmd = readme_shard_commands()
+    repo = os.path.join(ctx.tmp, "src-killable")
+    shutil.copytree(ROOT, repo, symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", "__pycache__", "reports", "out"))
+    sub = "sound/usb"          # 18 candidate files in 6 directories
+    edits = [(r"--sshlogin \S+", "--sshlogin :"),
+             (r"/src/killable(?=\s)", repo),
+             (r"--kdir /src/linux-6\.1(?=\s)",
+              f"--kdir {ctx.kdir} -M {sub} --graph-scope subdir --no-progress")]
+    for pat, repl in edits:
+        run_cmd, n = re.subn(pat, lambda _m: repl, run_cmd)
+        expect(n == 1, f"README's parallel command has no {pat!r}: {run_cmd}")
+    # Each "machine" has its own default cache (HOME), sharing only the
+    # per-file graph facts; --will-cite silenced the way parallel says.
+    home = os.path.join(ctx.tmp, "home")
+    os.makedirs(os.path.join(home, ".parallel"))
+    open(os.path.join(home, ".parallel", "will-cite"), "w").close()
+    scan = os.path.join(home, ".cache", "killable", "audit-cache", "scan")
+    os.makedirs(os.path.dirname(scan))
+    shared = os.path.join(ctx.cache, "audit-cache", "scan")
+    os.makedirs(shared, exist_ok=True)
+    os.symlink(shared, scan)
+    env = dict(os.environ, HOME=home)
+    for cmd in (run_cmd, merge_cmd):
+        r = subprocess.run(["bash", "-c", cmd], cwd=repo, env=env, capture_output=True,
+                           text=True)
+        expect(r.returncode == 0, f"{cmd}\nexit {r.returncode}: {r.stderr[-1500:]}")
+    merged = [d for d in os.listdir(os.path.join(repo, "reports")) if d.endswith("sound_usb")]
+    expect(len(merged) == 1, f"merged reports: {os.listdir(os.path.join(repo, 'reports'))}")
+    ref = os.path.join(ctx.tmp, "r-unsharded")
+    r = subprocess.run(["python3", "-m", "killable", "audit", "--kdir", ctx.kdir, "-M", sub,
+                        "--graph-scope", "subdir", "--no-progress", "-j", "2",
+                        "--reports", ref], cwd=repo, capture_output=True, text=True,
+                       env=dict(env, PYTHONPATH=os.path.join(repo, "scripts")))
+    expect(r.returncode == 0, f"unsharded audit: {r.stderr[-800:]}")
+    parts = [json.load(open(os.path.join(repo, f"part-{k}-of-3.json")))["files"]
+             for k in (1, 2, 3)]
+    expect(all(parts) and sum(map(len, parts)) == len(set().union(*parts)),
+           f"shards empty or overlapping: {[len(p) for p in parts]}")
+    want = read_reports(os.path.join(ref, merged[0]))
+    got = read_reports(os.path.join(repo, "reports", merged[0]))
+    for k in want:
+        expect(want[k] == got[k], f"merged {k} differs from the unsharded run")
+    expect(json.loads(want["sites.json"])["sites"], "no sites in sound/usb")
+
+
 def test_timeout_recorded(ctx: Ctx) -> None:
     need_tree(ctx)
     slow = os.path.join(ctx.tmp, "slow.cocci")
