@@ -13,8 +13,10 @@ import argparse
 import fnmatch
 import os
 import sys
+from array import array
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Iterable, Sequence
 
 from killable.scan import csource
 
@@ -120,31 +122,96 @@ def callees_of(fn: csource.Function, member_targets: dict[str, set[str]],
     return out
 
 
-def bfs(starts: list[Root], edges: dict[str, set[str]],
-        chains: dict[str, list[str]], kinds: dict[str, set[str]]) -> None:
-    queue: deque[str] = deque()
-    for r in starts:
-        kinds.setdefault(r.func, set()).add(r.kind)
-        if r.func not in chains:
-            chains[r.func] = [r.func]
-            queue.append(r.func)
-    # Kinds spread to everything reachable; chains keep the first (shortest).
-    order = []
+def filled(value: int, n: int) -> array:
+    """An array of n ints, all value (per-node tables: a list of Python ints
+    is 8 bytes a node plus the int, an array 4)."""
+    return array("i", [value]) * n
+
+
+def masks(n: int, bits: int) -> Sequence[int]:
+    """n zero bitmasks of the given width: an array when they fit in 64 bits."""
+    return array("Q", bytes(8 * n)) if bits <= 64 else [0] * n
+
+
+@dataclass
+class Walk:
+    """What a breadth-first walk from the roots found, per node."""
+    parent: Sequence[int]       # BFS parent: -1 a root, -2 unreached
+    kinds: Sequence[int]        # bitmask of the kinds of every root reaching it
+    near: Sequence[int]         # bitmask of the kinds of its nearest roots only
+
+
+def walk(n: int, edges: Sequence[Iterable[int]], roots: dict[int, int]) -> Walk:
+    """The reachability walk: over one file's functions here (file_reach),
+    and the walk callgraph.propagate takes over the whole tree (which still
+    holds its own copy until the graph's memory work lands; then it calls
+    this one).
+
+    Nodes are 0..n-1, edges[u] the callees of u in the order to try them,
+    roots node -> kind bitmask in the order to queue them.  Each node keeps
+    the first parent that reaches it (so one shortest chain); its kinds
+    spread to everything it reaches, by a worklist until no mask grows
+    (each grows at most once a kind)."""
+    bits = max(roots.values(), default=0).bit_length()
+    kinds = masks(n, max(bits, 1))
+    parent = filled(-2, n)
+    dist = filled(-1, n)
+    queue: deque[int] = deque()
+    for nid, m in roots.items():
+        kinds[nid] = m
+        parent[nid] = -1
+        dist[nid] = 0
+        queue.append(nid)
+    near = kinds[:]
     while queue:
-        f = queue.popleft()
-        order.append(f)
-        for g in sorted(edges.get(f, ())):
-            if g not in chains:
-                chains[g] = chains[f] + [g]
-                queue.append(g)
-    changed = True
-    while changed:
-        changed = False
-        for f in order:
-            for g in edges.get(f, ()):
-                before = len(kinds.setdefault(g, set()))
-                kinds[g] |= kinds.get(f, set())
-                changed |= len(kinds[g]) != before
+        u = queue.popleft()
+        du = dist[u] + 1
+        for v in edges[u]:
+            if parent[v] == -2:
+                parent[v] = u
+                dist[v] = du
+                near[v] = near[u]
+                queue.append(v)
+            elif dist[v] == du:
+                near[v] |= near[u]
+    work: deque[int] = deque(roots)
+    queued = bytearray(n)
+    for u in work:
+        queued[u] = 1
+    while work:
+        u = work.popleft()
+        queued[u] = 0
+        mu = kinds[u]
+        for v in edges[u]:
+            mv = kinds[v]
+            if mu | mv != mv:
+                kinds[v] = mu | mv
+                if not queued[v]:
+                    queued[v] = 1
+                    work.append(v)
+    return Walk(parent, kinds, near)
+
+
+def reach_from(roots: list[Root], names: list[str], edges: list[list[int]],
+               chains: dict[str, list[str]], kinds: dict[str, set[str]]) -> None:
+    """Fill chains (one shortest from a root) and kinds for the functions
+    the roots reach; names[i] is node i, its callees edges[i]."""
+    kind_names = sorted({r.kind for r in roots})
+    bit = {k: 1 << i for i, k in enumerate(kind_names)}
+    ids = {name: i for i, name in enumerate(names)}
+    start: dict[int, int] = {}
+    for r in roots:
+        start[ids[r.func]] = start.get(ids[r.func], 0) | bit[r.kind]
+    w = walk(len(names), edges, start)
+    for i, name in enumerate(names):
+        if w.parent[i] == -2:
+            continue
+        chain, j = [], i
+        while j >= 0:
+            chain.append(names[j])
+            j = w.parent[j]
+        chains[name] = chain[::-1]
+        kinds[name] = {k for b, k in enumerate(kind_names) if w.kinds[i] >> b & 1}
 
 
 def file_reach(facts: csource.FileFacts, table: RootTable) -> Reach:
@@ -154,15 +221,18 @@ def file_reach(facts: csource.FileFacts, table: RootTable) -> Reach:
     for ref in facts.refs:
         if ref.func in known:
             member_targets.setdefault(ref.member, set()).add(ref.func)
-    edges = {name: callees_of(fn, member_targets, known)
-             for name, fn in facts.functions.items()}
+    # Nodes in name order, so that callees are tried in name order.
+    names = sorted(known)
+    ids = {name: i for i, name in enumerate(names)}
+    edges = [sorted(ids[g] for g in callees_of(facts.functions[name], member_targets, known))
+             for name in names]
     reach = Reach()
     sys_roots = [r for r in roots_in(facts, table.syscall) if r.func in known]
     mnf_roots = [r for r in roots_in(facts, table.mustnotfail) if r.func in known]
     reach.errptr_roots = {r.func for r in sys_roots if r.errptr}
     reach.root_via = {r.func: r.via for r in sys_roots + mnf_roots}
-    bfs(sys_roots, edges, reach.syscall, reach.syscall_kinds)
-    bfs(mnf_roots, edges, reach.mnf, reach.mnf_kinds)
+    reach_from(sys_roots, names, edges, reach.syscall, reach.syscall_kinds)
+    reach_from(mnf_roots, names, edges, reach.mnf, reach.mnf_kinds)
     return reach
 
 
