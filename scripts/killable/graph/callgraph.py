@@ -8,15 +8,17 @@ code and root tables).  The global graph has one node per (file, function):
   direct call f()      -> a static or global f in the same file, else the
                           unique global f; several globals (per-arch or
                           per-config twins) all get an edge
-  call through x->m()  -> every function stored in a member m anywhere
-  or x.m()                (designated initializers and `p->m = f`); the call
-                          site does not know the struct type, so the type
-                          only restricts which stores count as roots
+  call through x->m()  -> the functions stored in member m (designated
+  or x.m()                initializers and `p->m = f`) of x's struct type
+                          when it is known (a local or parameter declaration,
+                          struct field types: build_graph); untyped, every
+                          function stored in an m, if there are at most 8
 
 Roots are the rules' own tables (cocci/data/syscall-roots.tsv and
-must-not-fail-roots.tsv, through reachability.roots_in).  A multi-source BFS
-keeps one shortest chain per reachable function; root kinds spread to all
-reachable functions.
+must-not-fail-roots.tsv, through reachability.roots_in).  The BFS the rules'
+in-file view takes too (reachability.walk) keeps one shortest chain per
+reachable function; root kinds spread to all reachable functions
+(must-not-fail kinds along direct calls only).
 
 Outputs (both TSV, sorted):
   reach.tsv   relpath<TAB>function<TAB>classes         (read by the rules via
@@ -40,13 +42,13 @@ import sys
 import tempfile
 import time
 from array import array
-from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing import Pool
 from typing import IO, Callable, Iterable, Iterator, Sequence
 
 from killable.scan import csource
 from killable.graph import reach as reachability
+from killable.graph.reach import filled  # noqa: F401  (risk.analysis uses callgraph.filled)
 
 SCAN_FORMAT = "1"
 
@@ -840,17 +842,6 @@ UNTYPED_HOP = 3
 MAX_POINTER_HOPS = 2
 
 
-def filled(value: int, n: int) -> array:
-    """An array of n ints, all value (per-node tables: a list of Python ints
-    is 8 bytes a node plus the int, an array 4)."""
-    return array("i", [value]) * n
-
-
-def masks(n: int, bits: int) -> Sequence[int]:
-    """n zero bitmasks of the given width: an array when they fit in 64 bits."""
-    return array("Q", bytes(8 * n)) if bits <= 64 else [0] * n
-
-
 def pointer_hops(g: Graph, roots: dict[int, set[str]]) -> array:
     """Per node, the fewest calls through function pointers on any path
     from a root (weighted as above), or -1 when none reaches it.
@@ -881,55 +872,15 @@ def pointer_hops(g: Graph, roots: dict[int, set[str]]) -> array:
 
 
 def propagate(g: Graph, roots: dict[int, set[str]], direct_only: bool = False) -> Reach:
-    """Shortest chains (BFS parents) and reachable root kinds (bitmasks).
+    """Shortest chains (BFS parents) and reachable root kinds (bitmasks), by
+    the one walk (reachability.walk) the rules' in-file view also takes.
 
     direct_only follows direct calls only (used for must-not-fail roots)."""
-    n = len(g.files)
     names = sorted({k for ks in roots.values() for k in ks})
     bit = {k: 1 << i for i, k in enumerate(names)}
-    kinds = masks(n, len(names))
-    parent = filled(-2, n)
-    queue: deque[int] = deque()
-    for nid in sorted(roots):
-        m = 0
-        for k in roots[nid]:
-            m |= bit[k]
-        kinds[nid] = m
-        parent[nid] = -1
-        queue.append(nid)
-    edges = g.direct if direct_only else g.edges
-    near = kinds[:]
-    dist = filled(-1, n)
-    for nid in roots:
-        dist[nid] = 0
-    while queue:
-        u = queue.popleft()
-        du = dist[u] + 1
-        for v in edges[u]:
-            if parent[v] == -2:
-                parent[v] = u
-                dist[v] = du
-                near[v] = near[u]
-                queue.append(v)
-            elif dist[v] == du:
-                near[v] |= near[u]
-    # Kinds: worklist until no mask grows (each mask grows at most len(names) times).
-    work: deque[int] = deque(sorted(roots))
-    queued = bytearray(n)
-    for u in work:
-        queued[u] = 1
-    while work:
-        u = work.popleft()
-        queued[u] = 0
-        mu = kinds[u]
-        for v in edges[u]:
-            mv = kinds[v]
-            if mu | mv != mv:
-                kinds[v] = mu | mv
-                if not queued[v]:
-                    queued[v] = 1
-                    work.append(v)
-    return Reach(kinds, parent, names, near)
+    start = {nid: sum(bit[k] for k in roots[nid]) for nid in sorted(roots)}
+    w = reachability.walk(len(g.files), g.direct if direct_only else g.edges, start)
+    return Reach(w.kinds, w.parent, names, w.near)
 
 
 @dataclass
