@@ -142,10 +142,8 @@ class Walk:
 
 
 def walk(n: int, edges: Sequence[Iterable[int]], roots: dict[int, int]) -> Walk:
-    """The reachability walk: over one file's functions here (file_reach),
-    and the walk callgraph.propagate takes over the whole tree (which still
-    holds its own copy until the graph's memory work lands; then it calls
-    this one).
+    """The one reachability walk: over one file's functions (file_reach, the
+    rules' view) and over the whole tree's (callgraph.propagate, the audit's).
 
     Nodes are 0..n-1, edges[u] the callees of u in the order to try them,
     roots node -> kind bitmask in the order to queue them.  Each node keeps
