@@ -25,6 +25,14 @@ then its patch twin (the lines not tagged report).  Report and org must not
 rewrite (a rewritten function is reparsed from a scratch file, and the lines
 reported would be that file's), so the report twin keeps the rule's name and
 matches only; the patch twin is NAME_patch.
+
+The family files do not `#include` shared files: spatch 1.1.1 looks an SmPL
+include up in its working directory only, which under the kernel's
+`make coccicheck COCCI=...` is the kernel tree (the run fails: "File ...
+does not exist"); a rule in an included file that `depends on org` never
+runs unless that file declares the virtuals again; and the shapes name
+each family's primitives and rules, which an include cannot vary, so only
+the 32-line Python prelude could be shared (measured: no faster either).
 """
 
 from __future__ import annotations
