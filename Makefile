@@ -138,7 +138,8 @@ KERNELTEST = $(PYTHON) tests/kernel/kerneltest.py --kcache $(KCACHE) \
 # names each suite's commands and tier); `make check` is --tier all.
 RUNTESTS = $(PYTHON) tests/run.py --cache $(CACHE) --kcache $(KCACHE) --kdir $(KDIR) \
 	--spatch $(SPATCH) -j $(J) --kernel-build-dir $(KERNEL_BUILD_DIR) \
-	--kernel-jobs $(KERNEL_JOBS) --batches-m $(BATCHES_M)
+	--kernel-jobs $(KERNEL_JOBS) --batches-m $(BATCHES_M) \
+	--boot-fi-build-dir $(BOOT_FI_BUILD_DIR)
 
 .PHONY: kernel-patches-check check-kernel kernel-build
 
@@ -153,6 +154,27 @@ check-kernel: kernel-cache
 
 kernel-build: kernel-cache
 	$(KERNELTEST) build
+
+# The boot-fi kernel (tests/kernel/README.md, "make check-boot-fi"): real
+# drivers with the project's patch applied, booted with fail_killable,
+# lockdep and kmemleak; its own build directory.
+BOOT_FI_BUILD_DIR ?= $(CACHE)/build-boot-fi
+BOOTFI = $(PYTHON) tests/kernel/bootfi.py --kcache $(KCACHE) \
+	--build-dir $(BOOT_FI_BUILD_DIR) --jobs $(KERNEL_JOBS)
+REPORTS ?=
+
+.PHONY: check-boot-fi boot-fi-reach
+
+## make check-boot-fi: boot converted real drivers with fail_killable; no lockdep/kmemleak/WARN report, coverage >= floor
+check-boot-fi: kernel-cache
+	@$(RUNTESTS) boot-fi
+
+## make boot-fi-reach REPORTS=reports/linux-6.1: refresh tests/kernel/boot-fi/reach.tsv from a whole-tree audit
+boot-fi-reach: kernel-cache
+	@test -n "$(REPORTS)" -a -f "$(REPORTS)/reach.tsv" || \
+		{ echo "boot-fi-reach: give REPORTS=dir with a whole-tree audit's reach.tsv" >&2; exit 2; }
+	-@$(BOOTFI) build >/dev/null
+	@$(BOOTFI) refresh-reach --reports $(REPORTS)
 
 ## make check-kernel-parsers: unit tests of the console/diff parsers (no kernel)
 .PHONY: check-kernel-parsers
@@ -194,7 +216,7 @@ check-smoke: kernel-cache
 check-cli:
 	@$(RUNTESTS) cli
 
-## make check: every test (fast tier, real-tree smoke, CLI, precision corpus, audit, risk, batches, kernel patches and the boot test)
+## make check: every test (fast tier, real-tree smoke, CLI, precision corpus, audit, risk, batches, kernel patches, the boot test and the booted fault injection)
 ## make check-precision: the reviewed real 6.1 sites keep their verdicts and hunks (tests/precision)
 .PHONY: check-precision
 check-precision: kernel-cache

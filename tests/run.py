@@ -88,6 +88,10 @@ SUITES = [
           lambda a: [kernel_test(a, "patches-check")]),
     Suite("kernel", "full", "killdemo booted as written and as converted",
           lambda a: [kernel_test(a, "--fresh-boot", "check")]),
+    Suite("boot-fi", "full", "real drivers converted, their failure paths run under lockdep/kmemleak",
+          lambda a: [py(os.path.join(HERE, "kernel", "bootfi.py"), "--kcache", a.kcache,
+                        "--build-dir", a.boot_fi_build_dir, "--jobs", str(a.kernel_jobs),
+                        "--fresh-boot", "check")]),
 ]
 
 
@@ -131,6 +135,7 @@ def main() -> int:
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--kernel-build-dir", default=os.path.join(cache, "build-kernel"))
     ap.add_argument("--kernel-jobs", type=int, default=2)
+    ap.add_argument("--boot-fi-build-dir", default=os.path.join(cache, "build-boot-fi"))
     ap.add_argument("--batches-m", default="drivers/misc/mei")
     ap.add_argument("-k", default="", help="rules: only cases matching this")
     ap.add_argument("--update", action="store_true", help="rules: rewrite .res/.stdout")

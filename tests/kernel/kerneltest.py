@@ -327,19 +327,25 @@ class Kernel:
         return run(["make", "-C", str(self.src), "O=%s" % self.obj, "ARCH=x86_64",
                     "-j%s" % self.jobs] + list(targets), logfile=logfile, nice=True)
 
-    def configure(self):
-        key = digest(self.series_key(), HERE / "killable.config", HERE / "killdemo" / "Kconfig")
+    # The config fragment merged on top of tinyconfig (a subclass may
+    # name another; it is installed as kernel/configs/<name>).
+    fragment = HERE / "killable.config"
+
+    def configure(self, *extra_keys):
+        key = digest(self.series_key(), self.fragment, HERE / "killdemo" / "Kconfig", *extra_keys)
         stamp = self.obj / ".killable-config"
         if read_stamp(stamp) == key and (self.obj / ".config").exists():
             return
         self.obj.mkdir(parents=True, exist_ok=True)
         logfile = self.bdir / "config.log"
         logfile.write_text("")
+        write_if_changed(self.src / "kernel/configs" / self.fragment.name,
+                         self.fragment.read_bytes())
         self.make("tinyconfig", logfile=logfile)
-        self.make("killable.config", logfile=logfile)
+        self.make(self.fragment.name, logfile=logfile)
         config = (self.obj / ".config").read_text().splitlines()
         bad = []
-        for line in (HERE / "killable.config").read_text().splitlines():
+        for line in self.fragment.read_text().splitlines():
             m = re.match(r"^(CONFIG_\w+)=(.*)$", line) or re.match(r"^# (CONFIG_\w+) is not set$", line)
             if not m:
                 continue
@@ -388,19 +394,7 @@ class Kernel:
 
     def initramfs(self):
         init_src = HERE / "init" / "killdemo_init.c"
-        init_bin = self.bdir / "init"
-        run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror",
-             "-I", str(HERE / "killdemo"), "-o", str(init_bin), str(init_src)])
-        listing = self.bdir / "initramfs.list"
-        listing.write_text("dir /dev 0755 0 0\n"
-                           "nod /dev/console 0600 0 0 c 5 1\n"
-                           "dir /proc 0755 0 0\n"
-                           "file /init %s 0755 0 0\n" % init_bin)
-        cpio = self.bdir / "initramfs.cpio"
-        with open(cpio, "wb") as f:
-            p = subprocess.run([str(self.obj / "usr/gen_init_cpio"), str(listing)], stdout=f)
-        if p.returncode != 0:
-            die("gen_init_cpio failed")
+        cpio = make_initramfs(self.obj, self.bdir, init_src, [HERE / "killdemo"])
         return cpio, digest(init_src, HERE / "killdemo" / "killdemo_ioctl.h")
 
     def boot(self, build_key):
@@ -421,39 +415,9 @@ class Kernel:
             self.timings["boot"] = float(read_stamp(self.bdir / "boot.time") or 0)
             return console.read_text(errors="replace")
         log("booting: " + " ".join(qemu))
-        t0 = time.time()
-        out = []
-        proc = subprocess.Popen(qemu, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT)
-        os.set_blocking(proc.stdout.fileno(), False)
-        buf = b""
-        ended = None
-        timed_out = False
-        while True:
-            if proc.poll() is not None:
-                rest = proc.stdout.read() or b""
-                buf += rest
-                break
-            chunk = proc.stdout.read()
-            if chunk:
-                buf += chunk
-            else:
-                time.sleep(0.05)
-            if ended is None and (END_MARK.encode() in buf):
-                ended = time.time()
-            # After the end mark, give the power-off path a moment, then stop.
-            if ended is not None and (b"reboot: Power down" in buf or b"System halted" in buf
-                                      or time.time() - ended > 5):
-                break
-            if time.time() - t0 > self.timeout:
-                timed_out = True
-                break
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        self.timings["boot"] = time.time() - t0
+        text, seconds, timed_out = run_qemu(qemu, END_MARK, self.timeout)
+        self.timings["boot"] = seconds
         self.timings["booted"] = True
-        text = buf.decode(errors="replace").replace("\r\n", "\n")
         console.write_text(text)
         log("boot wall time %.1f s, console log %s" % (self.timings["boot"], console))
         if timed_out:
@@ -464,6 +428,71 @@ class Kernel:
         else:
             stamp.unlink(missing_ok=True)
         return text
+
+
+def run_qemu(qemu, end_mark, timeout, echo=None):
+    """Run qemu until end_mark is on its console (then give the power-off
+    path 5 s), it exits, or timeout seconds pass. Returns (console text,
+    wall seconds, timed out). echo(line) is called on every console line
+    as it comes, if given."""
+    t0 = time.time()
+    proc = subprocess.Popen(qemu, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    os.set_blocking(proc.stdout.fileno(), False)
+    buf = b""
+    shown = 0
+    ended = None
+    timed_out = False
+    while True:
+        if proc.poll() is not None:
+            buf += proc.stdout.read() or b""
+            break
+        chunk = proc.stdout.read()
+        if chunk:
+            buf += chunk
+        else:
+            time.sleep(0.05)
+        if echo:
+            nl = buf.rfind(b"\n")
+            if nl >= shown:
+                for line in buf[shown:nl].decode(errors="replace").splitlines():
+                    echo(line.rstrip("\r"))
+                shown = nl + 1
+        if ended is None and end_mark.encode() in buf:
+            ended = time.time()
+        # After the end mark, give the power-off path a moment, then stop.
+        if ended is not None and (b"reboot: Power down" in buf or b"System halted" in buf
+                                  or time.time() - ended > 5):
+            break
+        if time.time() - t0 > timeout:
+            timed_out = True
+            break
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    text = buf.decode(errors="replace").replace("\r\n", "\n")
+    return text, time.time() - t0, timed_out
+
+
+def make_initramfs(obj, bdir, init_src, includes=()):
+    """A cpio with /init (init_src built with gcc -static) from the
+    tree's usr/gen_init_cpio; returns its path."""
+    init_bin = Path(bdir) / "init"
+    run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror"]
+        + [a for inc in includes for a in ("-I", str(inc))]
+        + ["-o", str(init_bin), str(init_src)])
+    listing = Path(bdir) / "initramfs.list"
+    listing.write_text("dir /dev 0755 0 0\n"
+                       "nod /dev/console 0600 0 0 c 5 1\n"
+                       "dir /proc 0755 0 0\n"
+                       "dir /sys 0755 0 0\n"
+                       "file /init %s 0755 0 0\n" % init_bin)
+    cpio = Path(bdir) / "initramfs.cpio"
+    with open(cpio, "wb") as f:
+        p = subprocess.run([str(Path(obj) / "usr/gen_init_cpio"), str(listing)], stdout=f)
+    if p.returncode != 0:
+        die("gen_init_cpio failed")
+    return cpio
 
 
 def extract_diff(text):
