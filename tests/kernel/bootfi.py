@@ -521,6 +521,11 @@ def report(text: str, conv: dict, floor: float) -> bool:
     for path in zero:
         ok = False
         print("  FAIL: write returned 0 for a non-empty buffer (a store lost its count): " + path)
+    locks = [l.split()[1] for l in kt.console_lines(text) if l.startswith("BOOTFI-DEBUG-LOCKS ")]
+    if locks != ["1"]:
+        ok = False
+        print("  FAIL: lockdep was not on at the end of the workload (debug_locks: %s)"
+              % (locks[0] if locks else "not printed"))
     stuck = [l for l in kt.console_lines(text) if l.startswith("BOOTFI-STUCK")]
     for l in stuck:
         print("  note: " + l)
@@ -584,9 +589,15 @@ def main() -> int:
     if args.command == "build":
         return 0
     text = k.boot(key)
+    rc, out = run([str(k.src / "scripts" / "checkpatch.pl"), "--strict", "--terse", "--no-tree",
+                   "-f", str(INIT)], cwd=k.src, check=False)
+    print("checkpatch --strict -f %s: %s" % (INIT.name, "clean" if rc == 0 else "NOT CLEAN"))
+    for line in out.splitlines():
+        if re.match(r"^\S+:\d+: ", line):
+            print("    " + line)
     conv = k.converted([tuple(c) for c in json.loads((k.bdir / "covered.json").read_text())])
     print()
-    ok = report(text, conv, read_floor())
+    ok = report(text, conv, read_floor()) and rc == 0
     built = ("%.0f s" % k.timings["build"]) if k.timings.get("build") else \
         "cached (last build took %s s)" % k.timings.get("last_build", "?")
     print("build wall time: %s; boot wall time: %.1f s%s" % (

@@ -5,6 +5,8 @@
 Run: python3 -m unittest discover -s tests/kernel -p 'test_*.py'
 """
 
+import contextlib
+import io
 import sys
 import tempfile
 import unittest
@@ -157,6 +159,47 @@ class Hunks(unittest.TestCase):
             p.write_text("# comment\n61.5  # percent\n")
             self.assertEqual(bootfi.read_floor(p), 61.5)
             self.assertEqual(bootfi.read_floor(Path(d) / "missing"), 0.0)
+
+
+class Verdict(unittest.TestCase):
+    CONV = {"functions": [
+        {"file": "lib/a.c", "function": "config_show", "symbols": [("config_show", 0x1c0)]},
+        {"file": "lib/a.c", "function": "other", "symbols": [("other", 0x10)]}],
+        "not_patched": [], "excluded": []}
+    CLEAN = ("BOOTFI-START\nBOOTFI-DEBUG-LOCKS 1\n"
+             "BOOTFI-CALLER 3 config_show+0x2a/0x1c0\nBOOTFI-END seconds=9\n")
+
+    def verdict(self, text, floor=0.0):
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            ok = bootfi.report(text, self.CONV, floor)
+        return ok, out.getvalue()
+
+    def test_clean_run_passes(self):
+        ok, out = self.verdict(self.CLEAN, floor=50)
+        self.assertTrue(ok, out)
+        self.assertIn("coverage: 1 of 2 converted functions", out)
+        self.assertIn("other()", out)
+
+    def test_floor_fails(self):
+        ok, out = self.verdict(self.CLEAN, floor=60)
+        self.assertFalse(ok)
+        self.assertIn("below the committed floor", out)
+
+    def test_report_fails(self):
+        ok, out = self.verdict(self.CLEAN.replace("BOOTFI-END", CONSOLE.split("BOOTFI-CALLERS-END\n")[1]
+                                                  .split("BOOTFI-KMEMLEAK-BEGIN")[0] + "BOOTFI-END"))
+        self.assertFalse(ok)
+        self.assertIn("bad unlock balance", out)
+
+    def test_zero_write_lockdep_off_and_no_end_fail(self):
+        ok, out = self.verdict(self.CLEAN + "BOOTFI-ZERO-WRITE /sys/x/attr\n")
+        self.assertFalse(ok)
+        self.assertIn("/sys/x/attr", out)
+        ok, out = self.verdict(self.CLEAN.replace("DEBUG-LOCKS 1", "DEBUG-LOCKS 0"))
+        self.assertFalse(ok)
+        self.assertIn("lockdep was not on", out)
+        ok, out = self.verdict(self.CLEAN.replace("BOOTFI-END seconds=9\n", ""))
+        self.assertFalse(ok)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <linux/types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NWORKERS	3
 #define NREP		4
 #define MAXFILES	40000
@@ -107,6 +109,7 @@ struct target {
 };
 
 #define TFW "/sys/devices/virtual/misc/test_firmware/"
+#define NCM_IF "/sys/kernel/config/usb_gadget/g1/functions/ncm.0/os_desc/interface.ncm/"
 static const struct target targets[] = {
 	{ "/sys/class/firmware/bootfi-up0/cancel", "1" },
 	{ "/sys/kernel/debug/damon/mk_contexts", "bootfi" },
@@ -146,10 +149,10 @@ static const struct target targets[] = {
 	{ "/sys/kernel/config/usb_gadget/g1/os_desc/use", "1" },
 	{ "/sys/kernel/config/usb_gadget/g1/os_desc/b_vendor_code", "0x01" },
 	{ "/sys/kernel/config/usb_gadget/g1/os_desc/qw_sign", "MSFT100" },
-	{ "/sys/kernel/config/usb_gadget/g1/functions/ncm.0/os_desc/interface.ncm/compatible_id", "WINNCM" },
-	{ "/sys/kernel/config/usb_gadget/g1/functions/ncm.0/os_desc/interface.ncm/sub_compatible_id", "" },
-	{ "/sys/kernel/config/usb_gadget/g1/functions/ncm.0/os_desc/interface.ncm/bootfi/type", "1" },
-	{ "/sys/kernel/config/usb_gadget/g1/functions/ncm.0/os_desc/interface.ncm/bootfi/data", "x" },
+	{ NCM_IF "compatible_id", "WINNCM" },
+	{ NCM_IF "sub_compatible_id", "x" },
+	{ NCM_IF "bootfi/type", "1" },
+	{ NCM_IF "bootfi/data", "x" },
 	{ "/sys/kernel/config/netconsole/t0/dev_name", "lo" },
 	{ "/sys/kernel/config/netconsole/t0/remote_ip", "127.0.0.1" },
 	{ "/sys/kernel/config/netconsole/t0/local_ip", "127.0.0.1" },
@@ -190,10 +193,10 @@ static const struct target targets[] = {
 
 static char files[MAXFILES][160];
 static int nfiles;
-static volatile int *progress;	/* shared: index each worker is at */
+static int *progress;	/* shared: index each worker is at (atomics) */
 static char buf[65536];
 static char gpio_exported[256];
-static volatile sig_atomic_t alarmed;
+static int alarmed;	/* set by SIGALRM (atomics) */
 
 static void say(const char *fmt, ...)
 {
@@ -258,7 +261,7 @@ static void mkdirs(const char *path)
 static void on_alarm(int sig)
 {
 	(void)sig;
-	alarmed = 1;
+	__atomic_store_n(&alarmed, 1, __ATOMIC_SEQ_CST);
 }
 
 static void arm_alarm(void)
@@ -350,7 +353,7 @@ static void poke_file(const char *path)
 		return;
 	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
 		int v = 0;
-		uint64_t sz;
+		__u64 sz;
 		struct winsize ws;
 		struct termios t;
 
@@ -377,7 +380,7 @@ static void poke_file(const char *path)
 	lseek(fd, 0, SEEK_SET);
 	lseek(fd, 1, SEEK_CUR);
 	/* Again: a chain of converted calls fails at a random depth. */
-	if (n <= 0 && !alarmed) {
+	if (n <= 0 && !__atomic_load_n(&alarmed, __ATOMIC_SEQ_CST)) {
 		lseek(fd, 0, SEEK_SET);
 		n = read(fd, buf, sizeof(buf) - 1);
 	}
@@ -391,7 +394,7 @@ static void poke_file(const char *path)
 		nl = strchr(buf, '\n');
 		if (nl && nl[1])
 			nl[1] = 0;
-		for (k = 0; k < 3 && !alarmed; k++) {
+		for (k = 0; k < 3 && !__atomic_load_n(&alarmed, __ATOMIC_SEQ_CST); k++) {
 			fd = open(path, O_WRONLY | O_NONBLOCK);
 			if (fd < 0)
 				continue;
@@ -654,7 +657,7 @@ static int genl_family(int s, const char *name)
 			if (na->nla_len < NLA_HDRLEN)
 				break;
 			if (na->nla_type == CTRL_ATTR_FAMILY_ID)
-				return *(uint16_t *)((char *)na + NLA_HDRLEN);
+				return *(__u16 *)((char *)na + NLA_HDRLEN);
 			p += NLA_ALIGN(na->nla_len);
 		}
 	}
@@ -712,8 +715,8 @@ static void op_genl(void)
 		return;
 	fam = genl_family(s, NBD_GENL_FAMILY_NAME);
 	if (fam > 0 && socketpair(AF_UNIX, SOCK_STREAM, 0, sp) == 0) {
-		uint32_t idx = 0, fd = sp[0];
-		uint64_t size = 1 << 20;
+		__u32 idx = 0, fd = sp[0];
+		__u64 size = 1 << 20;
 		char item[32], socks[48], *q;
 
 		p = put_attr(a, NBD_ATTR_INDEX, &idx, 4);
@@ -930,7 +933,7 @@ static void op_ethtool(void)
 	for (d = 0; fam > 0 && d < 2; d++) {
 		p = put_attr(hdr, ETHTOOL_A_HEADER_DEV_NAME, devs[d], strlen(devs[d]) + 1);
 		p = put_attr(a, 1 | NLA_F_NESTED, hdr, p - hdr);
-		for (i = 0; i < (int)(sizeof(cmds) / sizeof(cmds[0])); i++)
+		for (i = 0; i < (int)ARRAY_SIZE(cmds); i++)
 			genl_cmd(s, fam, cmds[i], 0, a, p - a);
 	}
 	if (fam > 0) {
@@ -948,16 +951,16 @@ struct bootfi_mon_get {
 };
 
 struct bootfi_mon_mfetch {
-	uint32_t *offvec;
-	uint32_t nfetch;
-	uint32_t nflush;
+	__u32 *offvec;
+	__u32 nfetch;
+	__u32 nflush;
 };
 
 static void op_usb(void)
 {
 	int fd = open("/dev/usbmon0", O_RDONLY | O_NONBLOCK);
 	char hdr[64];
-	uint32_t off[4];
+	__u32 off[4];
 
 	if (fd >= 0) {
 		struct bootfi_mon_get g = { hdr, buf, 256 };
@@ -1037,7 +1040,7 @@ static void run_item(int w, int k)
 	while (ops[nops])
 		nops++;
 	round += nops;
-	alarmed = 0;
+	__atomic_store_n(&alarmed, 0, __ATOMIC_SEQ_CST);
 	if (k < NREP * round) {
 		k %= round;
 		alarm(k < nt ? 3 : 10);
@@ -1085,11 +1088,11 @@ static void worker(int w, int start, int passes)
 	/* Armed from here on: every killable sleep of this process may fail. */
 	write_str("/proc/self/make-it-fail", "1");
 	for (k = start; k < n; k++) {
-		progress[w] = k + 1;
+		__atomic_store_n(&progress[w], k + 1, __ATOMIC_SEQ_CST);
 		run_item(w, k);
 	}
 	alarm(0);
-	progress[w] = -1;
+	__atomic_store_n(&progress[w], -1, __ATOMIC_SEQ_CST);
 	_exit(0);
 }
 
@@ -1111,7 +1114,7 @@ static void run_workers(int passes)
 	time_t seen[NWORKERS];
 
 	for (w = 0; w < NWORKERS; w++) {
-		progress[w] = 0;
+		__atomic_store_n(&progress[w], 0, __ATOMIC_SEQ_CST);
 		last[w] = 0;
 		seen[w] = time(NULL);
 		pids[w] = spawn(w, 0, passes);
@@ -1120,14 +1123,15 @@ static void run_workers(int passes)
 		alive = 0;
 		sleep(1);
 		for (w = 0; w < NWORKERS; w++) {
-			int st, p = progress[w];
+			int st, p = __atomic_load_n(&progress[w], __ATOMIC_SEQ_CST);
 
 			if (pids[w] <= 0)
 				continue;
 			if (waitpid(pids[w], &st, WNOHANG) == pids[w]) {
 				if (p != -1) {
 					/* Died early (a signal): go on after its file. */
-					say("BOOTFI-STUCK died w%d %s\n", w, item_name(w, p > 0 ? p - 1 : 0));
+					say("BOOTFI-STUCK died w%d %s\n", w,
+					    item_name(w, p > 0 ? p - 1 : 0));
 					pids[w] = spawn(w, p > 0 ? p : 1, passes);
 					seen[w] = time(NULL);
 					alive++;
@@ -1305,6 +1309,12 @@ int main(void)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	say("BOOTFI-WORKLOAD-SECONDS %ld\n", (long)(t1.tv_sec - t0.tv_sec));
+	/* lockdep turns itself off after its first report: say if it is on. */
+	if (read_str("/proc/lockdep_stats", buf, sizeof(buf)) > 0) {
+		p = strstr(buf, "debug_locks:");
+		if (p && sscanf(p, "debug_locks: %31s", arg) == 1)
+			say("BOOTFI-DEBUG-LOCKS %s\n", arg);
+	}
 	say("BOOTFI-CALLERS-BEGIN\n");
 	print_file("BOOTFI-CALLER", FI "callers");
 	say("BOOTFI-CALLERS-END\n");
