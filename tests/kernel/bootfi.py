@@ -208,11 +208,20 @@ def parse_reports(text: str) -> list[dict]:
     return reports
 
 
-def nearest_converted(frames: list[str], converted: set[str]) -> str:
-    """The first frame that is a converted function, else the first frame."""
+def nearest_converted(frames: list[str], converted: set[str],
+                      file_of: dict[str, str] | None = None,
+                      converted_in: dict[str, list[str]] | None = None) -> str:
+    """The first frame that is a converted function; else the first frame
+    in a patched file (a converted function may have returned already: a
+    ->close run after the ->open the patch made fail), with the converted
+    functions of that file; else the first frame."""
     for f in frames:
         if f in converted:
             return f + " (converted)"
+    for f in frames:
+        if file_of and f in file_of:
+            return "%s (in %s, which has converted %s)" % (
+                f, file_of[f], ", ".join((converted_in or {}).get(file_of[f], [])))
     return frames[0] + " (no converted function in the trace)" if frames else "(no trace)"
 
 
@@ -399,6 +408,7 @@ class BootFiKernel(kt.Kernel):
         for v in funcs.values():
             v["symbols"] = [(name, size) for name, size in syms.get(v["file"], [])
                             if symbol_of(name, v["function"])]
+        file_of = {name: f for f, rows in syms.items() for name, _ in rows}
         built = built_sources(self.obj)
         covered_keys = {(f, fn) for f, fn, _ in covered}
         not_patched = sorted({(f, fn) for f, rows in self.sites.items() if f in built
@@ -406,7 +416,7 @@ class BootFiKernel(kt.Kernel):
                               and (f, fn) not in self.excluded})
         excluded = sorted({(f, fn) for f, fn in self.excluded if f in built})
         return {"functions": sorted(funcs.values(), key=lambda v: (v["file"], v["function"])),
-                "not_patched": not_patched, "excluded": excluded}
+                "not_patched": not_patched, "excluded": excluded, "file_of": file_of}
 
     def boot(self, build_key):
         cpio = kt.make_initramfs(self.obj, self.bdir, INIT)
@@ -481,6 +491,9 @@ def report(text: str, conv: dict, floor: float) -> bool:
     callers = parse_callers(text)
     present, ran, never = coverage(conv, callers)
     names = {name for v in present for name, _ in v["symbols"]}
+    converted_in: dict[str, list[str]] = {}
+    for v in present:
+        converted_in.setdefault(v["file"], []).append(v["function"])
     reasons = {(f, fn): why for f, fn, why in read_tsv(UNREACHED, 3)}
     print("converted functions in the booted kernel: %d (in %d files)"
           % (len(present), len({v["file"] for v in present})))
@@ -511,7 +524,8 @@ def report(text: str, conv: dict, floor: float) -> bool:
     for r in reps:
         ok = False
         print("  FAIL: %s" % r["title"])
-        print("    nearest converted function: %s" % nearest_converted(r["frames"], names))
+        print("    nearest converted function: %s" % nearest_converted(
+            r["frames"], names, conv.get("file_of"), converted_in))
         for line in r["lines"][:40]:
             print("    | " + line)
     # A write(2) of a non-empty buffer that returns 0: `echo x > attr`

@@ -110,6 +110,11 @@ class Reports(unittest.TestCase):
         self.assertEqual(bootfi.nearest_converted(reps[2]["frames"], conv),
                          "trigger_request_store (converted)")
         self.assertEqual(bootfi.nearest_converted([], conv), "(no trace)")
+        # gs_open failed and returned; the tty core then ran gs_close.
+        got = bootfi.nearest_converted(["__lock_acquire", "gs_close", "tty_release"], {"gs_open"},
+                                       {"gs_close": "u_serial.c", "gs_open": "u_serial.c"},
+                                       {"u_serial.c": ["gs_open"]})
+        self.assertEqual(got, "gs_close (in u_serial.c, which has converted gs_open)")
 
     def test_clean_console_has_no_report(self):
         self.assertEqual(bootfi.parse_reports("BOOTFI-START\nok\nBOOTFI-END\n"), [])
