@@ -151,7 +151,10 @@ static const struct target targets[] = {
 	{ "/sys/kernel/config/usb_gadget/g1/os_desc/qw_sign", "MSFT100" },
 	{ NCM_IF "compatible_id", "WINNCM" },
 	{ NCM_IF "sub_compatible_id", "x" },
-	{ NCM_IF "bootfi/type", "1" },
+	/* Binary: with a unicode type 6.1 ext_prop_data_show reads one byte past
+	 * the data (data_len counts UTF-16 plus 2), which KASAN reports.
+	 */
+	{ NCM_IF "bootfi/type", "3" },
 	{ NCM_IF "bootfi/data", "x" },
 	{ "/sys/kernel/config/netconsole/t0/dev_name", "lo" },
 	{ "/sys/kernel/config/netconsole/t0/remote_ip", "127.0.0.1" },
@@ -394,6 +397,9 @@ static void poke_file(const char *path)
 		nl = strchr(buf, '\n');
 		if (nl && nl[1])
 			nl[1] = 0;
+		/* An empty line sets nothing; some 6.1 stores return 0 for it. */
+		if (buf[0] == '\n')
+			return;
 		for (k = 0; k < 3 && !__atomic_load_n(&alarmed, __ATOMIC_SEQ_CST); k++) {
 			fd = open(path, O_WRONLY | O_NONBLOCK);
 			if (fd < 0)
