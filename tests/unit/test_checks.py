@@ -332,6 +332,86 @@ class TestUncheckedMember(VerdictCase):
         self.assertTrue(v.startswith("manual: foo_getgeo() is block_device_operations.getgeo"), v)
 
 
+    def test_get_link_ksettings_is_manual(self) -> None:
+        # efx_ethtool_get_link_ksettings: br_if.c port_cost() and others
+        # take a failure of __ethtool_get_link_ksettings() as "speed unknown"
+        v = self.verdict("""
+            static int foo_get_link_ksettings(struct net_device *dev,
+            				  struct ethtool_link_ksettings *cmd)
+            {
+            	struct foo *foo = netdev_priv(dev);
+
+            	mutex_lock(&foo->lock);
+            	cmd->base.speed = foo->speed;
+            	mutex_unlock(&foo->lock);
+            	return 0;
+            }
+            static const struct ethtool_ops foo_ethtool_ops = {
+            	.get_link_ksettings = foo_get_link_ksettings,
+            };
+            """, "foo_get_link_ksettings", args="&foo->lock")
+        self.assertTrue(v.startswith(
+            "manual: foo_get_link_ksettings() is ethtool_ops.get_link_ksettings"), v)
+
+
+class TestRootCalledDirectly(VerdictCase):
+    CODE = """
+        struct chip { struct mutex lock; int value[8]; struct gpio_chip gc; };
+        static int __mock_get(struct chip *chip, unsigned int offset)
+        {
+        	if (offset >= 8)
+        		return -EINVAL;
+        	return chip->value[offset];
+        }
+        static int mock_get(struct gpio_chip *gc, unsigned int offset)
+        {
+        	struct chip *chip = gpiochip_get_data(gc);
+        	int val;
+
+        	mutex_lock(&chip->lock);
+        	val = __mock_get(chip, offset);
+        	mutex_unlock(&chip->lock);
+        	return val;
+        }
+        static ssize_t mock_debugfs_read(struct file *file, char __user *ubuf,
+        				 size_t size, loff_t *ppos)
+        {
+        	struct chip *chip = file->private_data;
+        	char buf[3];
+        	int val, cnt;
+
+        	val = mock_get(&chip->gc, 0);
+        	cnt = snprintf(buf, sizeof(buf), "%d\\n", val);
+        	return simple_read_from_buffer(ubuf, size, ppos, buf, cnt);
+        }
+        """
+
+    def test_root_whose_file_prints_its_result_is_manual(self) -> None:
+        # gpio_mockup_get: gpio_chip.get (a root through gpiolib), and
+        # gpio_mockup_debugfs_read() prints what it returns
+        v = self.verdict(self.CODE, "mock_get", args="&chip->lock",
+                         reach="t.c\tmock_get\tsysfs,syscall,root\n"
+                               "t.c\tmock_debugfs_read\tdebugfs,syscall,root\n")
+        self.assertTrue(v.startswith("manual: mock_debugfs_read() calls the root mock_get() "
+                                     "directly and does not check its result"), v)
+
+    def test_value_from_a_static_helper_is_no_errno(self) -> None:
+        # gpio_mockup_get returns what __gpio_mockup_get reads: a line value
+        code = self.CODE.replace("        \tif (offset >= 8)\n        \t\treturn -EINVAL;\n", "")
+        v = self.verdict(code, "mock_get", args="&chip->lock",
+                         reach="t.c\tmock_get\tsysfs,syscall,root\n")
+        self.assertTrue(v.startswith("manual: mock_get() never returns a negative errno"), v)
+
+    def test_root_whose_file_returns_its_result_is_converted(self) -> None:
+        code = self.CODE.replace("val = mock_get(&chip->gc, 0);",
+                                 "val = mock_get(&chip->gc, 0);\n        \tif (val < 0)\n"
+                                 "        \t\treturn val;")
+        v = self.verdict(code, "mock_get", args="&chip->lock",
+                         reach="t.c\tmock_get\tsysfs,syscall,root\n"
+                               "t.c\tmock_debugfs_read\tdebugfs,syscall,root\n")
+        self.assertNotIn("calls the root", v)
+
+
 class TestOtherChecks(VerdictCase):
     def test_release_is_refused(self) -> None:
         v = self.verdict("""

@@ -659,6 +659,16 @@ class Graph:
         return self.globals.get(name, [])
 
 
+BUILD_FORMAT = "a1"     # a1: no call binds to another architecture's code
+
+
+def arch_of(rel: str) -> str:
+    """The architecture a file belongs to (arch/X/...), or ''.  Code of one
+    architecture never calls another's: kvm_mips_vcpu_enter_exit()'s
+    vcpu_run member call does not reach powerpc's kvmppc_ops.vcpu_run."""
+    return rel.split("/", 2)[1] if rel.startswith("arch/") and rel.count("/") >= 2 else ""
+
+
 def resolve_type(base: str, fields: Sequence[str], field_t: dict[tuple[str, str], set[str]],
                  field_any: dict[str, set[str]]) -> str:
     """Struct type of `base_var->f1->f2`, given base_var's type (maybe "")."""
@@ -734,6 +744,9 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
         names = g.by_file[rel]
         tcalls = ff.calls
         macros = local_macros(rel, ff, dir_macros)
+        arch = arch_of(rel)
+        foreign = (lambda ids: {i for i in ids if arch_of(g.files[i]) not in ("", arch)}) \
+            if arch else (lambda ids: set())
         for name, direct, member in zip(ff.names, ff.direct, ff.member):
             src = names[name]
             out: set[int] = set()
@@ -742,6 +755,8 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
                     g.n_macro += 1
                     continue
                 targets = g.resolve(rel, callee)
+                if arch:
+                    targets = [i for i in targets if i not in foreign((i,))]
                 if targets:
                     out.update(targets)
                     g.n_direct += len(targets)
@@ -763,8 +778,10 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
                     t_ids: set[int] = set()
                     for t in ts:
                         t_ids |= typed.get((t, m), set())
+                    t_ids -= foreign(t_ids)
                     by_type |= t_ids
                     u = untyped.get(m, set())
+                    u = u - foreign(u)
                     if len(u) <= max_untyped:
                         by_name |= u - t_ids
                         t_ids |= u
@@ -773,6 +790,7 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
                     g.n_typed += 1
                 else:
                     t_ids = any_member.get(m, set())
+                    t_ids = t_ids - foreign(t_ids)
                     if len(t_ids) <= max_untyped:
                         out |= t_ids
                         by_name |= t_ids
@@ -1011,7 +1029,9 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
         atomic_pickle(ipath, index)
     for rel in sorted(digest):
         man.update(rel.encode() + b"\0" + digest[rel].encode())
-    gpath = os.path.join(gdir, man.hexdigest()[:32] + ".pickle")
+    # BUILD_FORMAT names how build_graph binds calls: a change there must
+    # not reuse a graph built the old way.
+    gpath = os.path.join(gdir, man.hexdigest()[:32] + f"-{BUILD_FORMAT}.pickle")
     try:
         with open(gpath, "rb") as f:
             res = pickle.load(f)

@@ -313,8 +313,7 @@ def identity(ref: list, rel: str, func: str, field_t: dict) -> tuple[str, bool]:
 
 # ---------------------------------------------------------------- long sleeps
 
-def arch_of(rel: str) -> str:
-    return rel.split("/", 2)[1] if rel.startswith("arch/") and rel.count("/") >= 2 else ""
+arch_of = callgraph.arch_of
 
 
 @dataclass

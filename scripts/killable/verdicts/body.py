@@ -78,6 +78,7 @@ class Exit:
     text: str
     tested: str = ""   # a call the exit's guard tests the result of: what it
                        # got is held after the exit, but not at the label
+    at: int = -1       # where the exit statement itself begins
 
 
 def body_start(text: str) -> int:
@@ -160,7 +161,7 @@ def nearest_exit(text: str, off: int) -> Exit | None:
         return None
     guard, cond = guard_of(text, last.start())
     if guard < 0:
-        return Exit(last.end(), last.group(1) or "", last.group(0))
+        return Exit(last.end(), last.group(1) or "", last.group(0), at=last.start())
     # `v = take(...); if (v) return v;`: what take() got on success is held
     # after the exit, so its statement belongs to what comes after too.
     prev_end = text.rfind(";", 0, guard)
@@ -176,7 +177,44 @@ def nearest_exit(text: str, off: int) -> Exit | None:
     if m and call and re.search(r"\b%s\b" % re.escape(m.group(1)), cond):
         guard = prev_start
         tested = call.group(1)
-    return Exit(guard, last.group(1) or "", last.group(0), tested)
+    return Exit(guard, last.group(1) or "", last.group(0), tested, last.start())
+
+
+def exit_block(text: str, at: int) -> str:
+    """What an exit's own branch does before it: for the exit statement at
+    offset at in `if (c) { kfree(kbuf); return -EINVAL; }`, `kfree(kbuf);`.
+    '' when the exit is not the last statement of a braced branch."""
+    if text[:at].rstrip().endswith((")", "else")):
+        return ""       # `if (c) return x;`: the branch is the exit alone
+    depth = 0
+    for i in range(at - 1, -1, -1):
+        if text[i] == "}":
+            depth += 1
+        elif text[i] == "{":
+            if depth == 0:
+                head = text[:i].rstrip()
+                if head.endswith("else"):
+                    return text[i + 1:at]
+                k = matching_back(text, len(head) - 1) if head.endswith(")") else -1
+                return text[i + 1:at] if k >= 0 and re.search(r"\bif\s*$", text[:k]) else ""
+            depth -= 1
+    return ""
+
+
+def loop_exits_after(text: str, off: int) -> list[str]:
+    """The branches of the innermost loop around offset off that leave it
+    after off (`{ ...; goto out; }`, `break`, `return`), as exit_block
+    gives them: each undoes what one round of the loop holds."""
+    head = loop_header(text, off, macros=True)
+    if head < 0:
+        return []
+    open_ = text.find("{", head)
+    end = csource.matching(text, open_, "{", "}") if open_ >= 0 else -1
+    if end < off:
+        return []
+    return [exit_block(text, m.start())
+            for m in re.finditer(r"\breturn\b[^;]*;|\bgoto\s+\w+\s*;|\bbreak\s*;", text[:end])
+            if m.start() > off]
 
 
 def calls_in(text: str) -> list[tuple[str, int]]:
@@ -220,12 +258,15 @@ def label_code(text: str, label: str) -> str:
     return text[m.end():r.end()] if r else text[m.end():]
 
 
-def loop_header(text: str, off: int) -> int:
-    """Where the innermost while/for loop holding offset off begins, or -1.
+def loop_header(text: str, off: int, macros: bool = False) -> int:
+    """Where the innermost while/for loop holding offset off begins, or -1;
+    with macros, iterator macros (`list_for_each_entry(...) {`) count too.
     A polling loop repeats its condition and body every round, so what it
     does is part of the wait, not something done before it."""
     best = -1
-    for m in re.finditer(r"\b(?:while|for)\s*\(|\bdo\s*\{", text[:off]):
+    loops = r"\b(?:while|for|\w*for_each\w*)\s*\(|\bdo\s*\{" if macros else \
+        r"\b(?:while|for)\s*\(|\bdo\s*\{"
+    for m in re.finditer(loops, text[:off]):
         if m.group(0).startswith("do"):
             if csource.matching(text, m.end() - 1, "{", "}") >= off:
                 best = m.start()

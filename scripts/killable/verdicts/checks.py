@@ -257,20 +257,48 @@ def no_errno(c: Context) -> str:
     if c.fn.name in c.reach.root_via or c.fn.return_type.endswith("*") or \
             plumbing.truth_valued(c.fn):
         return ""
-    text = body.function_text(c.lines, c.fn)
     values = [v.strip("() \t") for _, v in c.fn.returns]
     if values and all(v == "0" for v in values):
         return ""    # a status: 0 for success, so a non-zero result is an error
-    for value in values:
-        if ERRNO_VALUE.search(value):
-            return ""
-        var = value
-        if re.match(r"^\w+$", var) and re.search(
-                r"\b%s\s*=\s*(?:-\s*E[A-Z0-9]+\b|PTR_ERR\b|[A-Za-z_]\w*\s*\()" % re.escape(var),
-                text):
-            return ""
+    if returns_errno(c, c.fn):
+        return ""
     return (f"manual: {c.fn.name}() never returns a negative errno; its callers would take "
             "-EINTR for a value")
+
+
+def returns_errno(c: Context, fn: csource.Function, depth: int = 0) -> bool:
+    """Whether fn returns a negative errno on some path: a -E constant, an
+    ERR_PTR/PTR_ERR, or what a callee returns.  A static callee of this
+    file is asked in turn (kvmppc_svm_page_out returns what
+    __kvmppc_svm_page_out does: U_SUCCESS, an ultravisor code or -1); a
+    bare -1 is the "failed" of another convention, not an errno."""
+    text = body.function_text(c.lines, fn)
+    values = [v.strip("() \t") for _, v in fn.returns]
+    if "-1" in values:
+        return False
+    for value in values:
+        call = re.match(r"^([A-Za-z_]\w*)\s*\(", value)
+        if call:
+            if static_callee_without_errno(c, call.group(1), depth):
+                continue
+            return True
+        if ERRNO_VALUE.search(value):
+            return True
+        if not re.match(r"^\w+$", value):
+            continue
+        for m in re.finditer(r"\b%s\s*=\s*(?:-\s*E[A-Z0-9]+\b|PTR_ERR\b|([A-Za-z_]\w*)\s*\()"
+                             % re.escape(value), text):
+            if not m.group(1) or not static_callee_without_errno(c, m.group(1), depth):
+                return True
+    return False
+
+
+def static_callee_without_errno(c: Context, name: str, depth: int) -> bool:
+    callee = c.ff.functions.get(name)
+    if callee is None or not callee.is_static or depth >= 2 or callee is c.fn or \
+            callee.return_type.endswith("*"):
+        return False
+    return not returns_errno(c, callee, depth + 1)
 
 
 def effects_before_sleep(c: Context) -> str:

@@ -126,6 +126,9 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
             # uart_ioctl: `if (cmd == TIOCSRS485) down_write(...)`: held on
             # some paths only, so neither an inline undo nor a label fits all.
             return f"{name}() is taken on some paths only"
+    why = undone_by_exits(k, ff, text, off, exit_)
+    if why:
+        return why
     mine = body.local_objects(text) | {
         m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*(\w+)\s*\(", text[:off])
         if t.style_of(m.group(2)) == "alloc"}
@@ -133,6 +136,45 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
         base = re.match(r"^[*(\s]*(\w+)", lhs)
         if not base or base.group(1) not in mine:
             return f"{lhs} is written"
+    return ""
+
+
+def lock_taken_by(release: str) -> str:
+    """The name a lock release's acquisitions start with: mutex_unlock ->
+    mutex_lock, up_read -> down_read, up -> down, spin_unlock_irq ->
+    spin_lock."""
+    if release == "up" or release.startswith("up_"):
+        return "down" + release[2:]
+    return re.sub(r"_irq\w*$|_bh$", "", release).replace("unlock", "lock")
+
+
+def undone_by_exits(k: "Rules", ff: csource.FileFacts, text: str, off: int,
+                    exit_: body.Exit | None) -> str:
+    """What the exits next to the sleep undo that the tables cannot see
+    taken: the nearest earlier error exit's own branch (`{ kfree(kbuf);
+    return -EINVAL; }` after `kbuf = user_input_str(...)`), and the later
+    exits of the loop around it (`devlink_put()` of what the iterator
+    macro took).  A call there that only reads, or that releases something
+    a known acquisition before the sleep took (the sleep's own lock
+    included), is what the rules already undo; any other means a bare
+    return at the sleep would leave something held."""
+    t = k.tables
+    line_end = text.find("\n", off)
+    before = text[:line_end if line_end >= 0 else len(text)]
+    taken = [name for name, _ in body.calls_in(before)]
+    undone = {t.release_of(name) for name in taken if t.is_acquire(name)}
+    branches = []
+    if exit_ is not None and not exit_.label and exit_.at >= 0:
+        branches.append(("an earlier error exit", body.exit_block(text, exit_.at)))
+    branches += [("a later exit of the loop around it", b)
+                 for b in body.loop_exits_after(text, off)]
+    for where, code in branches:
+        for name, _ in body.calls_in(code):
+            if k.is_pure_call(ff, name) or name in undone or name in t.prims:
+                continue
+            if t.is_lock_release(name) and any(a.startswith(lock_taken_by(name)) for a in taken):
+                continue        # mutex_unlock() after mutex_lock_interruptible()
+            return f"{name}() in {where} undoes something held"
     return ""
 
 
@@ -177,6 +219,22 @@ def plumb_problem(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
     return ""
 
 
+def root_callers_problem(k: "Rules", ff: csource.FileFacts, f: csource.Function) -> str:
+    """A root that its own file also calls directly: those callers must
+    handle the error too (gpio_mockup_get is gpio_chip.get, and
+    gpio_mockup_debugfs_read() prints its result as the line's value).
+    Nothing is plumbed here: a caller that does not pass the error on or
+    check it makes the site manual."""
+    for caller, call in callers(ff, f.name):
+        if call.use == "returned":
+            continue
+        if call.use.startswith("assigned:") and result_checked(k, ff, caller, call):
+            continue
+        return (f"{caller.name}() calls the root {f.name}() directly and does not check "
+                "its result")
+    return ""
+
+
 def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
                     reach: reachability.Reach) -> str:
     """A reason the new error would be lost on the way back, or ''.
@@ -194,10 +252,18 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
         if f.name in ff.address_taken and f.name not in reach.root_via:
             return f"address of {f.name}() is taken; indirect callers are not checked"
         if f.name in reach.root_via:
+            why = root_callers_problem(k, ff, f)
+            if why:
+                return why
             continue
         outside = k.external_classes(ff.path, f.name)
         if "root" in outside:
-            continue    # a root the audit found in another file (an ops table there)
+            # A root the audit found in another file (an ops table there);
+            # its direct callers here still count.
+            why = root_callers_problem(k, ff, f)
+            if why:
+                return why
+            continue
         if not f.is_static:
             # The graph sees callers in .c files only: inline wrappers in
             # headers (iwl_mvm_mei_get_ownership in mvm.h) and asm are not
