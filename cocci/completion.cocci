@@ -188,7 +188,7 @@ prim@p(...)
 @completion_ok_free_ret@
 identifier prim = {wait_for_completion};
 expression list es;
-position p : script:python(prim, es) { K.ok_direct(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) and not K.ret_preset(p) };
 @@
 prim@p(es)
 
@@ -355,7 +355,7 @@ K.record_label(p, g, lbl)
 @completion_ok_goto_ret@
 identifier prim = {wait_for_completion};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) and not K.site_in_loop(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.site_in_loop(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) and not K.ret_preset(p) };
 @@
 prim@p(es)
 

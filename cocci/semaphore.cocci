@@ -174,7 +174,7 @@ prim@p(...)
 @semaphore_ok_free_ret@
 identifier prim = {down};
 expression list es;
-position p : script:python(prim, es) { K.ok_direct(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) and not K.ret_preset(p) };
 @@
 prim@p(es)
 
@@ -341,7 +341,7 @@ K.record_label(p, g, lbl)
 @semaphore_ok_goto_ret@
 identifier prim = {down};
 expression list es;
-position p : script:python(prim, es) { K.ok(p, prim, es) and not K.site_in_loop(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) };
+position p : script:python(prim, es) { K.ok(p, prim, es) and not K.site_in_loop(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) and not K.ret_preset(p) };
 @@
 prim@p(es)
 

@@ -412,6 +412,26 @@ class TestRootCalledDirectly(VerdictCase):
         self.assertNotIn("calls the root", v)
 
 
+    def test_tty_open_is_manual(self) -> None:
+        # gs_open: tty_open() calls ->close after a failed ->open, and
+        # gs_close() locked a NULL port (found by make check-boot-fi)
+        v = self.verdict("""
+            static int foo_tty_open(struct tty_struct *tty, struct file *file)
+            {
+            	struct foo *foo = foo_ports[tty->index];
+
+            	mutex_lock(&foo->lock);
+            	tty->driver_data = foo;
+            	mutex_unlock(&foo->lock);
+            	return 0;
+            }
+            static const struct tty_operations foo_tty_ops = {
+            	.open = foo_tty_open,
+            };
+            """, "foo_tty_open", args="&foo->lock")
+        self.assertTrue(v.startswith("manual: foo_tty_open() is tty_operations.open"), v)
+
+
 class TestOtherChecks(VerdictCase):
     def test_release_is_refused(self) -> None:
         v = self.verdict("""

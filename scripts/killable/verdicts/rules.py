@@ -248,6 +248,30 @@ class Rules:
         return goto >= 0 and any(self.tables.is_acquire(name)
                                  for name, _ in body.calls_in(text[goto:off]))
 
+    def ret_preset(self, p) -> bool:
+        """A result local already holds the success value at the sleep
+        (`int ret = count;` in test_firmware's stores, `ssize_t ret = len;`
+        in zram's writeback_store): `ret = twin(); if (ret) ...` would
+        overwrite it with 0, and the store would return 0 for a write.
+        The shapes that keep the twin's code in ret are not used then."""
+        path = self.real_file(p)
+        fn = self.function_named(path, p[0].current_element)
+        if fn is None:
+            return True
+        text = csource.blank_noise(body.function_text(self.source_lines(path), fn))
+        off = sum(len(x) + 1 for x in text.split("\n")[:max(int(p[0].line) - fn.line, 0)])
+        for name in RET_NAMES:
+            last = None
+            for m in re.finditer(r"\b%s\s*=(?!=)\s*([^;]+);" % name, text[:off]):
+                last = m
+            if last is None:
+                continue
+            value = last.group(1).strip()
+            if not re.match(r"^\(?\s*(?:-\s*)?(?:\d+|E[A-Z0-9]+|[A-Z][A-Z0-9_]*)\s*\)?$", value) \
+                    and not re.search(r"\w\s*\(", value):
+                return True
+        return False
+
     def held_at(self, p) -> list[tuple[str, str]]:
         return self.held.setdefault((p[0].file, p[0].line, p[0].column), [])
 
