@@ -412,6 +412,26 @@ class TestRootCalledDirectly(VerdictCase):
         self.assertNotIn("calls the root", v)
 
 
+    def test_member_of_a_root_in_another_file(self) -> None:
+        # efx_ethtool_get_link_ksettings: the ops table is in ethtool.c, the
+        # function in ethtool_common.c; the graph says how it is a root
+        v = self.verdict("""
+            int efx_get_link_ksettings(struct net_device *dev,
+            			   struct ethtool_link_ksettings *cmd)
+            {
+            	struct foo *foo = netdev_priv(dev);
+
+            	mutex_lock(&foo->lock);
+            	cmd->base.speed = foo->speed;
+            	mutex_unlock(&foo->lock);
+            	return 0;
+            }
+            """, "efx_get_link_ksettings", args="&foo->lock",
+            reach="t.c\tefx_get_link_ksettings\tethtool,syscall,root,"
+                  "via:ethtool_ops.get_link_ksettings\n")
+        self.assertTrue(v.startswith("manual: efx_get_link_ksettings() is "
+                                     "ethtool_ops.get_link_ksettings"), v)
+
     def test_tty_open_is_manual(self) -> None:
         # gs_open: tty_open() calls ->close after a failed ->open, and
         # gs_close() locked a NULL port (found by make check-boot-fi)

@@ -1123,6 +1123,7 @@ def extra_classes(res: Result, nid: int, callers: CrossCallers) -> list[str]:
       xcallers:N:FILE:FUNC   callers in other files, and one of them
       stored:TYPE.MEMBER     the address is stored in a member that is no root
       root                   a root itself (its caller is the system call)
+      via:TYPE.MEMBER        how it is a root (an ops member, a macro)
     """
     g = res.graph
     out = []
@@ -1130,7 +1131,7 @@ def extra_classes(res: Result, nid: int, callers: CrossCallers) -> list[str]:
     if hops > 0:
         out.append(f"ptrhops:{hops}")
     if nid in g.root_via:
-        return out + ["root"]
+        return out + ["root", f"via:{g.root_via[nid]}"]
     if callers.count[nid]:
         first = callers.first[nid]
         out.append(f"xcallers:{callers.count[nid]}:{g.files[first]}:{g.funcs[first]}")

@@ -133,7 +133,9 @@ def root_member_unchecked(c: Context) -> str:
     s390 partition reader takes as "no label")."""
     chain = c.classes[2]
     root = chain[0] if chain else c.fn.name
-    via = c.reach.root_via.get(root, "")
+    vias = {c.reach.root_via.get(root, "")} | {
+        k[len("via:"):] for k in c.k.external_classes(c.site.file, root) if k.startswith("via:")}
+    via = next((v for v in sorted(vias) if v in c.k.tables.unchecked_members), "")
     why = c.k.tables.unchecked_members.get(via)
     if why is None:
         return ""
