@@ -338,10 +338,7 @@ class BootFiKernel(kt.Kernel):
         build_key = digest(patch_key, self.obj / ".config")
         stamp = self.bdir / "build.stamp"
         image = self.obj / "arch/x86/boot/bzImage"
-        if read_stamp(stamp) == build_key and image.exists() and (self.bdir / "covered.json").exists():
-            log("kernel up to date (%s)" % image)
-            self.timings["build"] = 0.0
-            self.timings["last_build"] = read_stamp(self.bdir / "build.time") or "?"
+        if self.up_to_date(stamp, build_key, image, self.bdir / "covered.json"):
             return build_key
         t0 = time.time()
         logfile = self.bdir / "build.log"
@@ -430,9 +427,7 @@ class BootFiKernel(kt.Kernel):
         key = digest(build_key, INIT, " ".join(qemu), cmdline)
         console = self.bdir / "console.log"
         stamp = self.bdir / "boot.stamp"
-        if not self.fresh_boot and read_stamp(stamp) == key and console.exists():
-            log("reusing boot log %s (same kernel and init; --fresh-boot to boot again)" % console)
-            self.timings["boot"] = float(read_stamp(self.bdir / "boot.time") or 0)
+        if self.boot_reusable(stamp, key, console):
             return console.read_text(errors="replace")
         log("booting: " + " ".join(qemu))
 

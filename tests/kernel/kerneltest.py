@@ -356,6 +356,23 @@ class Kernel:
             die("config fragment not honoured (missing dependencies?): " + ", ".join(bad))
         stamp.write_text(key + "\n")
 
+    def boot_reusable(self, stamp, key, console) -> bool:
+        """The console log of the same kernel and init can stand for a boot."""
+        if self.fresh_boot or read_stamp(stamp) != key or not console.exists():
+            return False
+        log("reusing boot log %s (same kernel and init; --fresh-boot to boot again)" % console)
+        self.timings["boot"] = float(read_stamp(self.bdir / "boot.time") or 0)
+        return True
+
+    def up_to_date(self, stamp, key, *needed) -> bool:
+        """The build recorded in stamp is for key and its outputs exist."""
+        if read_stamp(stamp) != key or not all(p.exists() for p in needed):
+            return False
+        log("kernel up to date (%s)" % needed[0])
+        self.timings["build"] = 0.0
+        self.timings["last_build"] = read_stamp(self.bdir / "build.time") or "?"
+        return True
+
     def build(self):
         self.prepare_src()
         self.install_killdemo()
@@ -368,10 +385,7 @@ class Kernel:
                      self.src / KDEMO_DIR / "orig" / "killdemo_ioctl.h")
         stamp = self.bdir / "build.stamp"
         image = self.obj / "arch/x86/boot/bzImage"
-        if read_stamp(stamp) == key and image.exists() and (self.obj / "usr/gen_init_cpio").exists():
-            log("kernel up to date (%s)" % image)
-            self.timings["build"] = 0.0
-            self.timings["last_build"] = read_stamp(self.bdir / "build.time") or "?"
+        if self.up_to_date(stamp, key, image, self.obj / "usr/gen_init_cpio"):
             return key
         logfile = self.bdir / "build.log"
         logfile.write_text("")
@@ -410,9 +424,7 @@ class Kernel:
         key = digest(build_key, init_key, " ".join(qemu[:-6]), cmdline)
         console = self.bdir / "console.log"
         stamp = self.bdir / "boot.stamp"
-        if not self.fresh_boot and read_stamp(stamp) == key and console.exists():
-            log("reusing boot log %s (same kernel and init; --fresh-boot to boot again)" % console)
-            self.timings["boot"] = float(read_stamp(self.bdir / "boot.time") or 0)
+        if self.boot_reusable(stamp, key, console):
             return console.read_text(errors="replace")
         log("booting: " + " ".join(qemu))
         text, seconds, timed_out = run_qemu(qemu, END_MARK, self.timeout)
