@@ -312,6 +312,37 @@ class TestUntypedRoot(VerdictCase):
         self.assertNotIn("root only through", v)
 
 
+    def test_pointer_callers_elsewhere_are_no_root(self) -> None:
+        # mdio_mux_read (drivers/net/mdio/mdio-mux.c): `cb->mii_bus->read =
+        # mdio_mux_read` with the type unseen; the whole-tree graph reaches
+        # it from system calls only through __mdiobus_read()'s `bus->read()`,
+        # whose callers (bcm_phy_read_misc, phy_mii_ioctl) take the result
+        # as register data.
+        code = """
+            static int mux_read(struct mii_bus *bus, int phy_id, int regnum)
+            {
+            	struct mux_child *cb = bus->priv;
+            	int r;
+
+            	mutex_lock_nested(&cb->parent->mdio_lock, 1);
+            	r = cb->parent->read(cb->parent, phy_id, regnum);
+            	mutex_unlock(&cb->parent->mdio_lock);
+            	return r;
+            }
+            static int mux_init(struct mux_child *cb)
+            {
+            	cb->mii_bus->read = mux_read;
+            	return 0;
+            }
+            """
+        reach = ("t.c\tmux_read\talsa,block,ethtool,fops,ioctl,netlink,sysfs,root,"
+                 "via:?.read\n")
+        v = self.verdict(code, "mux_read", prim="mutex_lock_nested",
+                         args="&cb->parent->mdio_lock, 1", reach=reach)
+        self.assertTrue(v.startswith("manual: mux_read() is a root only through a store to .read"),
+                        v)
+
+
 class TestUncheckedMember(VerdictCase):
     def test_getgeo_is_manual(self) -> None:
         # virtblk_getgeo: ibm_partition() takes a failed getgeo as no label
@@ -331,6 +362,27 @@ class TestUncheckedMember(VerdictCase):
             """, "foo_getgeo", args="&foo->lock")
         self.assertTrue(v.startswith("manual: foo_getgeo() is block_device_operations.getgeo"), v)
 
+
+    def test_flock_is_manual(self) -> None:
+        # ocfs2_do_funlock: locks_remove_flock() calls ->flock(F_UNLCK) at
+        # every close and ignores the result
+        v = self.verdict("""
+            static int foo_flock(struct file *file, int cmd, struct file_lock *fl)
+            {
+            	struct foo *foo = file->private_data;
+
+            	if (fl->fl_type != F_UNLCK)
+            		return -EINVAL;
+            	mutex_lock(&foo->lock);
+            	foo->locked = 0;
+            	mutex_unlock(&foo->lock);
+            	return 0;
+            }
+            static const struct file_operations foo_lock_fops = {
+            	.flock = foo_flock,
+            };
+            """, "foo_flock", args="&foo->lock")
+        self.assertTrue(v.startswith("manual: foo_flock() is file_operations.flock"), v)
 
     def test_get_link_ksettings_is_manual(self) -> None:
         # efx_ethtool_get_link_ksettings: br_if.c port_cost() and others

@@ -249,6 +249,26 @@ def stores_in(text: str) -> list[str]:
     return out
 
 
+def locals_assigned(text: str) -> set[str]:
+    """Plain names assigned in text (`aux_mutex = &rb->aux_mutex;`): the
+    locals, which stores_in leaves out."""
+    out = set()
+    for m in ASSIGN_RE.finditer(text):
+        if m.group(0) in ("++", "--"):
+            continue
+        start = max(text.rfind(";", 0, m.start()), text.rfind("{", 0, m.start()),
+                    text.rfind("}", 0, m.start()), text.rfind("(", 0, m.start())) + 1
+        name = re.search(r"(\w+)\s*$", text[start:m.start()])
+        if name and not re.search(r"->|\.|\]", text[start:m.start()]):
+            out.add(name.group(1))
+    return out
+
+
+def line_offset(text: str, lines: int) -> int:
+    """The offset where line `lines` (0 = the first) of text begins."""
+    return sum(len(x) + 1 for x in text.split("\n")[:max(lines, 0)])
+
+
 def label_code(text: str, label: str) -> str:
     """The code from `label:` to the end of the first return after it."""
     m = re.search(r"(?m)^\s*%s\s*:(?!:)" % re.escape(label), text)

@@ -228,25 +228,50 @@ class Rules:
                     not self.guard_takes(g, int(sline))
         return False
 
+    def text_at(self, p) -> tuple[str, int] | None:
+        """The function around position p, noise blanked, and the line it
+        starts on, both in p's own file: spatch hands later rules a scratch
+        copy (cocci_small_output-...) holding only the function as earlier
+        rules left it, so the user's file's line numbers do not fit there
+        (perf_mmap: a goto's label was checked against the wrong lines)."""
+        path = p[0].file
+        ff = csource.scan_file(path) if self.is_scratch(path) else self.file_facts(path)
+        lines = self.source_lines(path)
+        name = p[0].current_element
+        fn = ff.functions.get(name) or ff.functions.get("sys_" + name) or \
+            ff.functions.get("compat_sys_" + name)
+        if fn is None:
+            return None
+        return csource.blank_noise(body.function_text(lines, fn)), fn.line
+
     def guard_takes(self, g, site_line: int) -> bool:
         """The nearest exit before the site tests what a call just got
         (`name = kmalloc(...); if (!name) goto out_p;`): past the exit that
         is held, and the label, meant for the failure, does not free it."""
-        path = self.real_file(g)
-        fn = self.function_named(path, g[0].current_element)
-        if fn is None:
+        at = self.text_at(g)
+        if at is None:
             return True
-        text = csource.blank_noise(body.function_text(self.source_lines(path), fn))
-        off = sum(len(x) + 1 for x in text.split("\n")[:max(site_line - fn.line, 0)])
+        text, first = at
+        off = body.line_offset(text, site_line - first)
         exit_ = body.nearest_exit(text, off)
         if exit_ and exit_.tested:
             return True
         # Something known taken between this goto and the sleep is not
         # undone at a label meant for before it.
-        goto = text.find("goto", sum(len(x) + 1 for x in
-                                     text.split("\n")[:max(int(g[0].line) - fn.line, 0)]))
-        return goto >= 0 and any(self.tables.is_acquire(name)
-                                 for name, _ in body.calls_in(text[goto:off]))
+        goto = text.find("goto", body.line_offset(text, int(g[0].line) - first))
+        if goto < 0:
+            return False
+        between = text[goto:off]
+        if any(self.tables.is_acquire(name) for name, _ in body.calls_in(between)):
+            return True
+        # A local the label tests, set between the goto and the sleep, makes
+        # the label undo what the sleep did not take (perf_mmap: `aux_mutex =
+        # &rb->aux_mutex;` before the lock, `if (aux_mutex)
+        # mutex_unlock(aux_mutex);` at aux_unlock).
+        lbl = re.match(r"goto\s+(\w+)", text[goto:])
+        code = body.label_code(text, lbl.group(1)) if lbl else ""
+        return any(re.search(r"\b%s\b" % name, code)
+                   for name in body.locals_assigned(between) - set(RET_NAMES))
 
     def ret_preset(self, p) -> bool:
         """A result local already holds the success value at the sleep
@@ -254,12 +279,11 @@ class Rules:
         in zram's writeback_store): `ret = twin(); if (ret) ...` would
         overwrite it with 0, and the store would return 0 for a write.
         The shapes that keep the twin's code in ret are not used then."""
-        path = self.real_file(p)
-        fn = self.function_named(path, p[0].current_element)
-        if fn is None:
+        at = self.text_at(p)
+        if at is None:
             return True
-        text = csource.blank_noise(body.function_text(self.source_lines(path), fn))
-        off = sum(len(x) + 1 for x in text.split("\n")[:max(int(p[0].line) - fn.line, 0)])
+        text, first = at
+        off = body.line_offset(text, int(p[0].line) - first)
         for name in RET_NAMES:
             last = None
             for m in re.finditer(r"\b%s\s*=(?!=)\s*([^;]+);" % name, text[:off]):
