@@ -343,6 +343,27 @@ class TestUntypedRoot(VerdictCase):
                         v)
 
 
+    def test_untyped_store_in_another_file_is_no_root(self) -> None:
+        # ax88796c_mdio_read (drivers/net/ethernet/asix/ax88796c_ioctl.c):
+        # `ax_local->mdiobus->read = ax88796c_mdio_read` in ax88796c_main.c
+        code = """
+            int foo_mdio_read(struct mii_bus *bus, int phy_id, int loc)
+            {
+            	struct foo *foo = bus->priv;
+            	int r;
+
+            	mutex_lock(&foo->lock);
+            	r = foo->regs[loc];
+            	mutex_unlock(&foo->lock);
+            	return r;
+            }
+            """
+        reach = "t.c\tfoo_mdio_read\tfops,ioctl,syscall,root,via:?.read\n"
+        v = self.verdict(code, "foo_mdio_read", args="&foo->lock", reach=reach)
+        self.assertTrue(v.startswith("manual: foo_mdio_read() is a root only through a store "
+                                     "to .read"), v)
+
+
 class TestUncheckedMember(VerdictCase):
     def test_getgeo_is_manual(self) -> None:
         # virtblk_getgeo: ibm_partition() takes a failed getgeo as no label
@@ -382,6 +403,32 @@ class TestUncheckedMember(VerdictCase):
             	.flock = foo_flock,
             };
             """, "foo_flock", args="&foo->lock")
+        self.assertTrue(v.startswith("manual: foo_flock() is file_operations.flock"), v)
+
+    def test_flock_of_a_root_in_another_file_is_manual(self) -> None:
+        # ocfs2_do_funlock (fs/ocfs2/locks.c) is called by ocfs2_flock(),
+        # whose file_operations table is in fs/ocfs2/file.c: the root's
+        # member is known only from the whole-tree reach line.
+        code = """
+            static int do_funlock(struct file *file, int cmd, struct file_lock *fl)
+            {
+            	struct foo *foo = file->private_data;
+
+            	mutex_lock(&foo->lock);
+            	foo->locked = 0;
+            	mutex_unlock(&foo->lock);
+            	return 0;
+            }
+            int foo_flock(struct file *file, int cmd, struct file_lock *fl)
+            {
+            	if (fl->fl_type == F_UNLCK)
+            		return do_funlock(file, cmd, fl);
+            	return -EINVAL;
+            }
+            """
+        reach = ("t.c\tfoo_flock\tfops,syscall,root,via:file_operations.flock\n"
+                 "t.c\tdo_funlock\tfops,syscall\n")
+        v = self.verdict(code, "do_funlock", args="&foo->lock", reach=reach)
         self.assertTrue(v.startswith("manual: foo_flock() is file_operations.flock"), v)
 
     def test_get_link_ksettings_is_manual(self) -> None:

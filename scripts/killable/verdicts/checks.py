@@ -107,44 +107,14 @@ def weak_syscall_proof(c: Context) -> str:
     return ""
 
 
-def untyped_root(c: Context) -> str:
-    """The in-file root is a store whose struct type is unknown (`x.set =
-    f` on a local struct): it matched a root rule by the member's name
-    alone, which for a generic name is no proof (pi3usb30532_mux_set sits
-    in typec_mux_desc.set, not kernel_param_ops.set)."""
+def root_member(c: Context) -> str:
+    """The root the chain starts from is one only by a guess, or through a
+    member the kernel also calls itself and drops a failure of
+    (plumbing.root_member_problem)."""
     chain = c.classes[2]
     root = chain[0] if chain else c.fn.name
-    via = c.reach.root_via.get(root, "")
-    if not via.startswith("?."):
-        return ""
-    member = via[2:]
-    if c.k.tables.untyped_root_ok(member):
-        return ""
-    if any(k.startswith("via:") and not k.startswith("via:?.")
-           for k in c.k.external_classes(c.site.file, root)):
-        return ""    # another file stores it in a typed root member
-    # Other kinds the whole-tree graph gives it come through calls via the
-    # member (mdio_mux_read: __mdiobus_read()'s bus->read(), whose callers
-    # take a failure as register data): a framework whose handling of the
-    # result no one checked, as for a member that is no root.
-    return (f"manual: {root}() is a root only through a store to .{member} whose struct "
-            "type is unknown; not proof of a system-call path, and callers through "
-            "the member are not checked")
-
-
-def root_member_unchecked(c: Context) -> str:
-    """The root's member is one the kernel also calls itself and drops a
-    failure of (virtblk_getgeo: block_device_operations.getgeo, which the
-    s390 partition reader takes as "no label")."""
-    chain = c.classes[2]
-    root = chain[0] if chain else c.fn.name
-    vias = {c.reach.root_via.get(root, "")} | {
-        k[len("via:"):] for k in c.k.external_classes(c.site.file, root) if k.startswith("via:")}
-    via = next((v for v in sorted(vias) if v in c.k.tables.unchecked_members), "")
-    why = c.k.tables.unchecked_members.get(via)
-    if why is None:
-        return ""
-    return f"manual: {root}() is {via}, which the kernel also calls itself ({why})"
+    why = plumbing.root_member_problem(c.k, c.site.file, root, c.reach)
+    return f"manual: {why}" if why else ""
 
 
 def return_type(c: Context) -> str:
@@ -381,8 +351,7 @@ CHECKS: list[Check] = [
     must_not_fail,
     off_syscall_path,
     weak_syscall_proof,
-    untyped_root,
-    root_member_unchecked,
+    root_member,
     caller_lock_dropped,
     on_error_path,
     return_type,

@@ -219,6 +219,40 @@ def plumb_problem(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
     return ""
 
 
+def root_member_problem(k: "Rules", path: str, name: str,
+                        reach: reachability.Reach) -> str:
+    """Why the member that makes name a root (in its file or, from the
+    whole-tree audit, in another) is no proof that the error reaches a
+    system call, or ''.
+
+    - A store whose struct type is unknown (`x.set = f` on a local struct)
+      matched a root rule by the member's name alone, which for a generic
+      name is no proof (pi3usb30532_mux_set sits in typec_mux_desc.set, not
+      kernel_param_ops.set); the other ways the whole-tree graph finds in
+      are calls through that member (mdio_mux_read: __mdiobus_read()'s
+      bus->read(), whose callers take a failure as register data).
+    - A member the kernel also calls itself, dropping a failure
+      (unchecked-members.tsv: virtblk_getgeo, ocfs2_flock at close).
+    """
+    vias = {reach.root_via.get(name, "")} | {
+        c[len("via:"):] for c in k.external_classes(path, name) if c.startswith("via:")}
+    vias.discard("")
+    typed = sorted(v for v in vias if not v.startswith("?."))
+    for via in typed:
+        why = k.tables.unchecked_members.get(via)
+        if why is not None:
+            return f"{name}() is {via}, which the kernel also calls itself ({why})"
+    if typed:
+        return ""
+    for via in sorted(vias):
+        member = via[2:]
+        if not k.tables.untyped_root_ok(member):
+            return (f"{name}() is a root only through a store to .{member} whose struct "
+                    "type is unknown; not proof of a system-call path, and callers through "
+                    "the member are not checked")
+    return ""
+
+
 def root_callers_problem(k: "Rules", ff: csource.FileFacts, f: csource.Function) -> str:
     """A root that its own file also calls directly: those callers must
     handle the error too (gpio_mockup_get is gpio_chip.get, and
@@ -251,16 +285,13 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
         seen.add(f.name)
         if f.name in ff.address_taken and f.name not in reach.root_via:
             return f"address of {f.name}() is taken; indirect callers are not checked"
-        if f.name in reach.root_via:
-            why = root_callers_problem(k, ff, f)
-            if why:
-                return why
-            continue
         outside = k.external_classes(ff.path, f.name)
-        if "root" in outside:
-            # A root the audit found in another file (an ops table there);
-            # its direct callers here still count.
-            why = root_callers_problem(k, ff, f)
+        if f.name in reach.root_via or "root" in outside:
+            # A root here or one the audit found in another file (an ops
+            # table there): what makes it one must hold, and its direct
+            # callers here still count.
+            why = root_member_problem(k, ff.path, f.name, reach) or \
+                root_callers_problem(k, ff, f)
             if why:
                 return why
             continue
