@@ -551,6 +551,104 @@ class TestRootCalledDirectly(VerdictCase):
         self.assertTrue(v.startswith("manual: foo_tty_open() is tty_operations.open"), v)
 
 
+class TestTestedCaller(VerdictCase):
+    """A caller that tests the result in an `if`: the test must see the
+    error and its branch must end the request with one."""
+
+    def test_pointer_truth_test_is_no_check(self) -> None:
+        # hci_mgmt_chan_find (net/bluetooth/hci_sock.c): hci_sock_bind()'s
+        # `if (!hci_mgmt_chan_find(...))` takes an ERR_PTR for a channel found
+        v = self.verdict("""
+            static struct chan *chan_find(unsigned short channel)
+            {
+            	struct chan *c;
+
+            	mutex_lock(&chan_lock);
+            	c = __chan_find(channel);
+            	mutex_unlock(&chan_lock);
+            	return c;
+            }
+            static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+            {
+            	if (!chan_find(arg))
+            		return -EINVAL;
+            	return 0;
+            }
+            """, "chan_find", args="&chan_lock")
+        self.assertEqual(v, "manual: pointer return; a caller does not test IS_ERR")
+
+    def test_pointer_is_err_test_is_a_check(self) -> None:
+        v = self.verdict("""
+            static struct chan *chan_find(unsigned short channel)
+            {
+            	struct chan *c;
+
+            	mutex_lock(&chan_lock);
+            	c = __chan_find(channel);
+            	mutex_unlock(&chan_lock);
+            	return c;
+            }
+            static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+            {
+            	if (IS_ERR_OR_NULL(chan_find(arg)))
+            		return -EINVAL;
+            	return 0;
+            }
+            """, "chan_find", args="&chan_lock")
+        self.assertEqual(v, "converted")
+
+    def test_test_in_void_caller_loses_the_error(self) -> None:
+        # bnx2i_init_one (drivers/scsi/bnx2i/bnx2i_init.c): bnx2i_ulp_init()
+        # frees the adapter, logs and returns void
+        v = self.verdict("""
+            static int init_one(struct foo *foo)
+            {
+            	int rc = 0;
+
+            	mutex_lock(&foo->lock);
+            	if (!foo->max)
+            		rc = -EOPNOTSUPP;
+            	else
+            		foo->up = 1;
+            	mutex_unlock(&foo->lock);
+            	return rc;
+            }
+            static void ulp_init(struct foo *foo)
+            {
+            	if (init_one(foo)) {
+            		pr_err("init failed");
+            		kfree(foo);
+            	}
+            }
+            static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+            {
+            	ulp_init(file->private_data);
+            	return 0;
+            }
+            """, "init_one", args="&foo->lock")
+        self.assertTrue(v.startswith("manual: ulp_init() tests the result of init_one() but does "
+                                     "not end with an error"), v)
+
+    def test_test_that_returns_an_error_passes_it_on(self) -> None:
+        # open_dice_wipe (drivers/misc/open-dice.c): `if (wipe()) return -EIO;`
+        v = self.verdict("""
+            static int wipe(struct foo *foo)
+            {
+            	mutex_lock(&foo->lock);
+            	foo->data = 0;
+            	mutex_unlock(&foo->lock);
+            	return 0;
+            }
+            static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+            {
+            	if (wipe(file->private_data))
+            		return -EIO;
+            	return 0;
+            }
+            """, "wipe", args="&foo->lock")
+        self.assertEqual(v, "converted")
+
+
 class TestOtherChecks(VerdictCase):
     def test_release_is_refused(self) -> None:
         v = self.verdict("""

@@ -264,6 +264,40 @@ def locals_assigned(text: str) -> set[str]:
     return out
 
 
+def test_branch(text: str, call_off: int) -> tuple[str, str]:
+    """For a call at call_off that an `if` tests, (the condition, the
+    branch taken when it holds), or ("", "") when the call is not the
+    condition of an if."""
+    depth = 0
+    for i in range(call_off - 1, -1, -1):
+        ch = text[i]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            if depth == 0:
+                if not re.search(r"\bif\s*$", text[:i]):
+                    # unlikely(f()) / likely(...): look one level further out
+                    if re.search(r"\b(?:un)?likely\s*$", text[:i]):
+                        depth = 0
+                        continue
+                    return "", ""
+                close = csource.matching(text, i, "(", ")")
+                cond = text[i + 1:close]
+                rest = text[close + 1:]
+                lead = len(rest) - len(rest.lstrip())
+                if rest.lstrip().startswith("{"):
+                    start = close + 1 + lead
+                    branch = text[start + 1:csource.matching(text, start, "{", "}")]
+                else:
+                    end = text.find(";", close + 1)
+                    branch = text[close + 1:end + 1 if end >= 0 else len(text)]
+                return cond, branch
+            depth -= 1
+        elif ch in ";{}" and depth == 0:
+            return "", ""
+    return "", ""
+
+
 def line_offset(text: str, lines: int) -> int:
     """The offset where line `lines` (0 = the first) of text begins."""
     return sum(len(x) + 1 for x in text.split("\n")[:max(lines, 0)])

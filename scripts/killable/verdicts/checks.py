@@ -125,7 +125,7 @@ def return_type(c: Context) -> str:
     if why:
         return why
     if rtype.endswith("*"):
-        if not plumbing.pointer_checked(c.ff, c.fn, c.reach):
+        if not plumbing.pointer_checked(c.k, c.ff, c.fn, c.reach):
             return "manual: pointer return; a caller does not test IS_ERR"
     elif not types.carries_errno(rtype):
         return f"manual: return type {rtype} cannot carry an error"

@@ -40,21 +40,70 @@ def tests_is_err(caller: csource.Function, line: int) -> bool:
     return any(c.callee in IS_ERR_TESTS and line <= c.line <= line + 3 for c in caller.calls)
 
 
-def pointer_checked(ff: csource.FileFacts, fn: csource.Function,
-                    reach: reachability.Reach) -> bool:
-    """Every caller of a pointer-returning fn tests IS_ERR (or a root's caller does)."""
+def pointer_checked(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
+                    reach: reachability.Reach, depth: int = 0) -> bool:
+    """Every caller of a pointer-returning fn tests IS_ERR (or a root's
+    caller does).  A bare truth test is none: hci_sock_bind()'s
+    `if (!hci_mgmt_chan_find(...))` would take an ERR_PTR for a channel
+    found.  A caller that returns the pointer hands the test on to its own
+    callers."""
     if fn.name in reach.errptr_roots:
         return True
     found = callers(ff, fn.name)
-    if not found:
+    if not found or depth > PLUMB_DEPTH:
         return False
     for caller, call in found:
-        if call.use == "tested" or call.use == "returned":
+        if call.use == "tested" and is_err_test(k, ff, caller, call):
+            continue
+        if call.use == "returned" and caller.is_static and \
+                caller.return_type.endswith("*") and \
+                pointer_checked(k, ff, caller, reach, depth + 1):
             continue
         if call.use.startswith("assigned:") and tests_is_err(caller, call.line):
             continue
         return False
     return True
+
+
+def call_offset(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
+                call: csource.Call) -> tuple[str, int]:
+    """The caller's blanked text and the offset of call in it (-1: not found)."""
+    text = csource.blank_noise(body.function_text(k.source_lines(ff.path), caller))
+    start = body.line_offset(text, call.line - caller.line)
+    m = re.compile(r"\b%s\s*\(" % re.escape(call.callee)).search(text, start)
+    return text, (m.start() if m else -1)
+
+
+def is_err_test(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
+                call: csource.Call) -> bool:
+    """The test of the call's value is IS_ERR(f(...)) (or IS_ERR_OR_NULL)."""
+    text, off = call_offset(k, ff, caller, call)
+    return off >= 0 and re.search(r"\bIS_ERR(?:_OR_NULL)?\s*\(\s*$", text[:off]) is not None
+
+
+def tested_passes_on(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
+                     call: csource.Call) -> bool:
+    """`if (f(...)) { ...; return -EIO; }` or `goto`: the test is true on
+    an error and its branch ends the request with one.  A test that only
+    logs (bnx2i_init_one's caller frees and returns void) or reads the
+    value as data (snd_ali_codec_peek) does not."""
+    text, off = call_offset(k, ff, caller, call)
+    if off < 0:
+        return False
+    cond, branch = body.test_branch(text, off)
+    cond = "".join(cond.split())
+    wrapped = re.match(r"^unlikely\((.*)\)$", cond)
+    cond = wrapped.group(1) if wrapped else cond
+    if not cond.startswith(call.callee + "("):
+        return False
+    close = csource.matching(cond, len(call.callee), "(", ")")
+    if cond[close + 1:] not in ("", "<0", "!=0"):
+        return False
+    if re.search(r"\bgoto\s+\w+\s*;", branch):
+        return True
+    ret = re.search(r"\breturn\b\s*([^;]*);", branch)
+    return bool(ret) and bool(ret.group(1).strip()) and \
+        not re.match(r"^\(?(?:0|true|false|NULL|count|len|size)\)?$", ret.group(1).strip())
 
 
 def result_checked(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
@@ -318,6 +367,12 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
                 todo.append((caller, depth + 1))
             elif call.use == "other":
                 return f"{caller.name}() uses the result of {f.name}() in a way not checked"
+            elif call.use == "tested" and not f.return_type.endswith("*"):
+                if not tested_passes_on(k, ff, caller, call):
+                    return (f"{caller.name}() tests the result of {f.name}() but does not "
+                            "end with an error")
+                # Its own callers must take the error on in turn.
+                todo.append((caller, depth))
             elif call.use == "returned":
                 todo.append((caller, depth))
             elif call.use.startswith("assigned:"):
