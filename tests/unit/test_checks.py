@@ -555,46 +555,34 @@ class TestTestedCaller(VerdictCase):
     """A caller that tests the result in an `if`: the test must see the
     error and its branch must end the request with one."""
 
+    FIND = """
+        static struct chan *chan_find(unsigned short channel)
+        {
+        	struct chan *c;
+
+        	mutex_lock(&chan_lock);
+        	c = __chan_find(channel);
+        	mutex_unlock(&chan_lock);
+        	return c;
+        }
+        static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+        {
+        	if (TEST)
+        		return -EINVAL;
+        	return 0;
+        }
+        """
+
     def test_pointer_truth_test_is_no_check(self) -> None:
         # hci_mgmt_chan_find (net/bluetooth/hci_sock.c): hci_sock_bind()'s
         # `if (!hci_mgmt_chan_find(...))` takes an ERR_PTR for a channel found
-        v = self.verdict("""
-            static struct chan *chan_find(unsigned short channel)
-            {
-            	struct chan *c;
-
-            	mutex_lock(&chan_lock);
-            	c = __chan_find(channel);
-            	mutex_unlock(&chan_lock);
-            	return c;
-            }
-            static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
-            {
-            	if (!chan_find(arg))
-            		return -EINVAL;
-            	return 0;
-            }
-            """, "chan_find", args="&chan_lock")
+        v = self.verdict(self.FIND.replace("TEST", "!chan_find(arg)"), "chan_find",
+                         args="&chan_lock")
         self.assertEqual(v, "manual: pointer return; a caller does not test IS_ERR")
 
     def test_pointer_is_err_test_is_a_check(self) -> None:
-        v = self.verdict("""
-            static struct chan *chan_find(unsigned short channel)
-            {
-            	struct chan *c;
-
-            	mutex_lock(&chan_lock);
-            	c = __chan_find(channel);
-            	mutex_unlock(&chan_lock);
-            	return c;
-            }
-            static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
-            {
-            	if (IS_ERR_OR_NULL(chan_find(arg)))
-            		return -EINVAL;
-            	return 0;
-            }
-            """, "chan_find", args="&chan_lock")
+        v = self.verdict(self.FIND.replace("TEST", "IS_ERR_OR_NULL(chan_find(arg))"),
+                         "chan_find", args="&chan_lock")
         self.assertEqual(v, "converted")
 
     def test_test_in_void_caller_loses_the_error(self) -> None:
