@@ -452,6 +452,40 @@ class TestUncheckedMember(VerdictCase):
         self.assertTrue(v.startswith(
             "manual: foo_get_link_ksettings() is ethtool_ops.get_link_ksettings"), v)
 
+    NETDEV_MEMBER = """
+        static int foo_{member}(struct net_device *dev, {arg})
+        {{
+        	struct foo_priv *priv = netdev_priv(dev);
+
+        	mutex_lock(&priv->wx_mutex);
+        	{body}
+        	schedule_work(&priv->reset_wq);
+        	mutex_unlock(&priv->wx_mutex);
+        	return 0;
+        }}
+        static const struct net_device_ops foo_netdev_ops = {{
+        	.ndo_{member} = foo_{member},
+        }};
+        """
+
+    def test_set_mac_address_is_manual(self) -> None:
+        # r8192_set_mac_adr: bonding and team restore a port's own MAC at
+        # release through dev_set_mac_address() and ignore the result
+        code = self.NETDEV_MEMBER.format(
+            member="set_mac_address", arg="void *mac",
+            body="eth_hw_addr_set(dev, ((struct sockaddr *)mac)->sa_data);")
+        v = self.verdict(code, "foo_set_mac_address", args="&priv->wx_mutex")
+        self.assertTrue(v.startswith(
+            "manual: foo_set_mac_address() is net_device_ops.ndo_set_mac_address"), v)
+
+    def test_change_mtu_is_manual(self) -> None:
+        # the same release paths restore the port's MTU with dev_set_mtu()
+        code = self.NETDEV_MEMBER.format(
+            member="change_mtu", arg="int new_mtu", body="dev->mtu = new_mtu;")
+        v = self.verdict(code, "foo_change_mtu", args="&priv->wx_mutex")
+        self.assertTrue(v.startswith(
+            "manual: foo_change_mtu() is net_device_ops.ndo_change_mtu"), v)
+
 
 class TestRootCalledDirectly(VerdictCase):
     CODE = """
