@@ -478,6 +478,31 @@ class TestUncheckedMember(VerdictCase):
         self.assertTrue(v.startswith(
             "manual: foo_set_mac_address() is net_device_ops.ndo_set_mac_address"), v)
 
+    def test_tiocmset_is_manual(self) -> None:
+        # uart_tiocmset: hci_uart_set_flow_control() and hci_ath call
+        # tty->driver->ops->tiocmset() and only log or ignore the result
+        v = self.verdict("""
+            static int foo_tiocmset(struct tty_struct *tty, unsigned int set,
+            			unsigned int clear)
+            {
+            	struct foo_state *state = tty->driver_data;
+            	struct tty_port *port = &state->port;
+            	int ret = -EIO;
+
+            	mutex_lock(&port->mutex);
+            	if (!tty_io_error(tty)) {
+            		foo_update_mctrl(state, set, clear);
+            		ret = 0;
+            	}
+            	mutex_unlock(&port->mutex);
+            	return ret;
+            }
+            static const struct tty_operations foo_tty_ops = {
+            	.tiocmset = foo_tiocmset,
+            };
+            """, "foo_tiocmset", args="&port->mutex")
+        self.assertTrue(v.startswith("manual: foo_tiocmset() is tty_operations.tiocmset"), v)
+
     def test_change_mtu_is_manual(self) -> None:
         # the same release paths restore the port's MTU with dev_set_mtu()
         code = self.NETDEV_MEMBER.format(
