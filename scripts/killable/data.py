@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 from killable.paths import DATA_DIR
 
@@ -190,13 +190,39 @@ def load_untyped_root_members(path: str = os.path.join(DATA_DIR, "untyped-root-m
     return load_name_table(path)
 
 
+@dataclass(frozen=True)
+class UncheckedMember:
+    """A root member the kernel also calls itself, dropping a failure;
+    with a scope, only in files under one of dirs or calling one of calls
+    (a kcontrol's .get/.put is a vmaster follower's only where a driver
+    links followers)."""
+    reason: str
+    dirs: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()
+
+    def applies(self, path: str, read: Callable[[], str]) -> bool:
+        """Whether it holds for a root in path; read() gives the file's text."""
+        if not self.dirs and not self.calls:
+            return True
+        where = "/" + path.lstrip("./")
+        if any("/" + d in where for d in self.dirs):
+            return True
+        text = read() if self.calls else ""
+        return any(re.search(r"\b%s\s*\(" % re.escape(c), text) for c in self.calls)
+
+
 def load_unchecked_members(path: str = os.path.join(DATA_DIR, "unchecked-members.tsv")
-                           ) -> dict[str, str]:
-    """root member -> which kernel caller drops or misreads its failure."""
+                           ) -> dict[str, UncheckedMember]:
+    """root member -> which kernel caller drops or misreads its failure,
+    and where (third column: `dir/` and `call()` words; none: everywhere)."""
     out = {}
     for line in table_lines(path):
         cols = line.split("\t")
-        out[cols[0].strip()] = cols[1].strip() if len(cols) > 1 else ""
+        scope = cols[2].split() if len(cols) > 2 else []
+        out[cols[0].strip()] = UncheckedMember(
+            cols[1].strip() if len(cols) > 1 else "",
+            tuple(w for w in scope if w.endswith("/")),
+            tuple(w[:-2] for w in scope if w.endswith("()")))
     return out
 
 

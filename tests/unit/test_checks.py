@@ -200,6 +200,16 @@ class TestEffectsBeforeSleep(VerdictCase):
         self.assertEqual(self.verdict(code, "foo_ioctl", args="&foo->lock"), "converted")
 
 
+    def test_call_tested_by_the_exit_is_before_the_window(self) -> None:
+        # hostfs_open(): `fd = open_file(...); __putname(name); if (fd < 0)
+        # return fd;` then the lock: the exit is open_file()'s own failure,
+        # so it does not show that the fd needs no undo.
+        v = self.ioctl("fd = foo_open_host(foo, req.name);\n"
+                       "kfree(req.name);\n"
+                       "if (fd < 0)\n\treturn fd;\n")
+        self.assertTrue(v.startswith("manual: foo_open_host() is called before"), v)
+
+
 class TestErrorPath(VerdictCase):
     def test_sleep_under_unwind_label_is_manual(self) -> None:
         # ip6mr_rules_init(): rtnl_lock() under err2:
@@ -503,6 +513,38 @@ class TestUncheckedMember(VerdictCase):
             """, "foo_tiocmset", args="&port->mutex")
         self.assertTrue(v.startswith("manual: foo_tiocmset() is tty_operations.tiocmset"), v)
 
+    KCTL_GET = """
+        static int foo_sw_get(struct snd_kcontrol *kcontrol,
+        		      struct snd_ctl_elem_value *ucontrol)
+        {
+        	struct foo *chip = snd_kcontrol_chip(kcontrol);
+
+        	mutex_lock(&chip->control_mutex);
+        	ucontrol->value.integer.value[0] = chip->mute;
+        	mutex_unlock(&chip->control_mutex);
+        	return 0;
+        }
+        static const struct snd_kcontrol_new foo_sw = {
+        	.get = foo_sw_get,
+        };
+        """
+
+    def test_vmaster_follower_get_is_manual(self) -> None:
+        # hda_gen_bind_mute_get: vmaster's follower_update() calls a
+        # follower's .get and __snd_hda_add_vmaster() drops the failure
+        code = self.KCTL_GET + """
+            static int foo_build(struct foo *chip, struct snd_kcontrol *master)
+            {
+            	return snd_ctl_add_follower(master, snd_ctl_new1(&foo_sw, chip));
+            }
+            """
+        v = self.verdict(code, "foo_sw_get", args="&chip->control_mutex")
+        self.assertTrue(v.startswith("manual: foo_sw_get() is snd_kcontrol_new.get"), v)
+
+    def test_kcontrol_get_without_vmaster_is_converted(self) -> None:
+        v = self.verdict(self.KCTL_GET, "foo_sw_get", args="&chip->control_mutex")
+        self.assertEqual(v, "converted")
+
     def test_change_mtu_is_manual(self) -> None:
         # the same release paths restore the port's MTU with dev_set_mtu()
         code = self.NETDEV_MEMBER.format(
@@ -510,6 +552,45 @@ class TestUncheckedMember(VerdictCase):
         v = self.verdict(code, "foo_change_mtu", args="&priv->wx_mutex")
         self.assertTrue(v.startswith(
             "manual: foo_change_mtu() is net_device_ops.ndo_change_mtu"), v)
+
+
+class TestSeqStart(VerdictCase):
+    def test_seq_attribute_start_with_unconditional_stop_is_manual(self) -> None:
+        # qat_dev_cfg_start(): the root is DEFINE_SEQ_ATTRIBUTE(qat_dev_cfg);
+        # seq_read() calls ->stop, which unlocks, after a failed ->start.
+        code = """
+            static DEFINE_MUTEX(cfg_read_lock);
+            static void *cfg_start(struct seq_file *sfile, loff_t *pos)
+            {
+            	struct foo *foo = sfile->private;
+
+            	mutex_lock(&cfg_read_lock);
+            	return seq_list_start(&foo->list, *pos);
+            }
+            static void *cfg_next(struct seq_file *sfile, void *v, loff_t *pos)
+            {
+            	struct foo *foo = sfile->private;
+
+            	return seq_list_next(v, &foo->list, pos);
+            }
+            static void cfg_stop(struct seq_file *sfile, void *v)
+            {
+            	mutex_unlock(&cfg_read_lock);
+            }
+            static int cfg_show(struct seq_file *sfile, void *v)
+            {
+            	return 0;
+            }
+            static const struct seq_operations cfg_sops = {
+            	.start = cfg_start,
+            	.next = cfg_next,
+            	.stop = cfg_stop,
+            	.show = cfg_show,
+            };
+            DEFINE_SEQ_ATTRIBUTE(cfg);
+            """
+        v = self.verdict(code, "cfg_start", args="&cfg_read_lock")
+        self.assertTrue(v.startswith("manual: ->stop cfg_stop() calls mutex_unlock()"), v)
 
 
 class TestRootCalledDirectly(VerdictCase):

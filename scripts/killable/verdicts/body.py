@@ -148,6 +148,20 @@ def is_error_exit(text: str, m: re.Match) -> bool:
     return False
 
 
+def tests_value(cond: str, var: str) -> bool:
+    """cond tests var itself (`!fd`, `fd < 0`, `IS_ERR(fd)`), not merely
+    passes it on (`copy_from_user(req, ...)`)."""
+    c = re.sub(r"^unlikely\((.*)\)$", r"\1", cond.strip()).strip()
+    v = re.escape(var)
+    return re.match(r"^(?:!\s*%s|%s|%s\s*(?:[<>]=?|[!=]=)\s*[-\w]+|"
+                    r"!?\s*IS_ERR(?:_OR_NULL)?\(\s*%s\s*\))$" % (v, v, v, v), c) is not None
+
+
+# How many statements before an exit's guard may lie between it and the
+# call whose result the guard tests.
+TESTED_LOOKBACK = 4
+
+
 def nearest_exit(text: str, off: int) -> Exit | None:
     """The last error exit (see is_error_exit) before offset off, in text
     order.  Its offset is where its guard begins: a guard that takes
@@ -163,20 +177,32 @@ def nearest_exit(text: str, off: int) -> Exit | None:
     if guard < 0:
         return Exit(last.end(), last.group(1) or "", last.group(0), at=last.start())
     # `v = take(...); if (v) return v;`: what take() got on success is held
-    # after the exit, so its statement belongs to what comes after too.
-    prev_end = text.rfind(";", 0, guard)
-    prev_start = max(text.rfind(";", 0, prev_end), text.rfind("{", 0, prev_end),
-                     text.rfind("}", 0, prev_end)) + 1
-    # `case X:` and labels before the statement are not part of it.
-    # A declaration (`int ret = take(...);`) counts like an assignment.
-    m = re.match(r"\s*(?:(?:case\b[^:;]*|default|\w+)\s*:(?!:)\s*)*"
-                 r"(?:(?:const|struct|union|unsigned|signed|\w+)\s+\**\s*)*(\w+)\s*=[^=]",
-                 text[prev_start:prev_end])
-    call = CALL_RE.search(text, prev_start, prev_end) if prev_end > 0 else None
+    # after the exit, so its statement belongs to what comes after too; so
+    # do the statements between (`fd = open_file(...); __putname(name);
+    # if (fd < 0) return fd;` in hostfs_open()).
     tested = ""
-    if m and call and re.search(r"\b%s\b" % re.escape(m.group(1)), cond):
-        guard = prev_start
-        tested = call.group(1)
+    prev_end = text.rfind(";", 0, guard)
+    for step in range(TESTED_LOOKBACK):
+        if prev_end <= 0:
+            break
+        prev_start = max(text.rfind(";", 0, prev_end), text.rfind("{", 0, prev_end),
+                         text.rfind("}", 0, prev_end)) + 1
+        # `case X:` and labels before the statement are not part of it.
+        # A declaration (`int ret = take(...);`) counts like an assignment.
+        m = re.match(r"\s*(?:(?:case\b[^:;]*|default|\w+)\s*:(?!:)\s*)*"
+                     r"(?:(?:const|struct|union|unsigned|signed|\w+)\s+\**\s*)*(\w+)\s*=[^=]",
+                     text[prev_start:prev_end])
+        call = CALL_RE.search(text, prev_start, prev_end)
+        # Next to the guard, a mention in the condition will do; further
+        # back, the condition must test the variable itself.
+        if m and call and (tests_value(cond, m.group(1)) if step else
+                           re.search(r"\b%s\b" % re.escape(m.group(1)), cond)):
+            guard = prev_start
+            tested = call.group(1)
+            break
+        if text[prev_start - 1:prev_start] in "{}":
+            break       # the start of the guard's block: no take() to find
+        prev_end = prev_start - 1
     return Exit(guard, last.group(1) or "", last.group(0), tested, last.start())
 
 

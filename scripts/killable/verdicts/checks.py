@@ -180,7 +180,12 @@ def seq_stop_releases(c: Context) -> str:
             if call.use == "returned" and caller.name not in names:
                 names.add(caller.name)
                 todo.append(caller.name)
-    if not any(c.reach.root_via.get(n, "").split(".")[-1] == "start" for n in names):
+    # qat_dev_cfg_start: the root is DEFINE_SEQ_ATTRIBUTE(qat_dev_cfg), and
+    # the file's own seq_operations table names it .start.
+    starts = {ref.func for ref in c.ff.refs
+              if ref.member == "start" and ref.struct_type == "seq_operations"}
+    if not any(c.reach.root_via.get(n, "").split(".")[-1] == "start" or n in starts
+               for n in names):
         return ""
     rel = c.k.tables.release_of(c.site.prim)
     for ref in c.ff.refs:

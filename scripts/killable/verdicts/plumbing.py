@@ -288,9 +288,10 @@ def root_member_problem(k: "Rules", path: str, name: str,
     vias.discard("")
     typed = sorted(v for v in vias if not v.startswith("?."))
     for via in typed:
-        why = k.tables.unchecked_members.get(via)
-        if why is not None:
-            return f"{name}() is {via}, which the kernel also calls itself ({why})"
+        member = k.tables.unchecked_members.get(via)
+        if member is not None and member.applies(
+                path, lambda: "\n".join(k.source_lines(path))):
+            return f"{name}() is {via}, which the kernel also calls itself ({member.reason})"
     if typed:
         return ""
     for via in sorted(vias):

@@ -284,16 +284,25 @@ class Rules:
             return True
         text, first = at
         off = body.line_offset(text, int(p[0].line) - first)
+        # What an exit branch stores (`{ ret = -EFAULT; goto out; }`) never
+        # reaches the sleep.
+        before = body.without_exit_branches(text[:off])
         for name in RET_NAMES:
             last = None
-            for m in re.finditer(r"\b%s\s*=(?!=)\s*([^;]+);" % name, text[:off]):
+            for m in re.finditer(r"\b%s\s*=(?!=)\s*([^;]+);" % name, before):
                 last = m
             if last is None:
                 continue
             value = last.group(1).strip()
-            if not re.match(r"^\(?\s*(?:-\s*)?(?:\d+|E[A-Z0-9]+|[A-Z][A-Z0-9_]*)\s*\)?$", value) \
-                    and not re.search(r"\w\s*\(", value):
-                return True
+            # 0 (what the twin leaves on success), a call's result (an error
+            # test after it leaves 0) and a negative code (the rules'
+            # `ret = -C` shapes see it) may be overwritten.  Any other
+            # constant is data: `int i, ret = 1;` in yealink's get_icons()
+            # is the offset the sprintf()s after the lock add to.
+            if re.match(r"^\(?\s*(?:0|-\s*\w+)\s*\)?$", value) or \
+                    re.search(r"\w\s*\(", value):
+                continue
+            return True
         return False
 
     def held_at(self, p) -> list[tuple[str, str]]:
