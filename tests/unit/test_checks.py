@@ -210,6 +210,43 @@ class TestEffectsBeforeSleep(VerdictCase):
         self.assertTrue(v.startswith("manual: foo_open_host() is called before"), v)
 
 
+    def test_caller_writes_before_the_call_is_manual(self) -> None:
+        # adp8860_bl_l1_daylight_max_store() parses into
+        # data->cached_daylight_max, then calls adp8860_store(), whose lock
+        # would fail with the cached value changed and the register not.
+        code = """
+            static ssize_t foo_store(struct device *dev, const char *buf,
+            			 size_t count, int reg)
+            {
+            	struct foo *data = dev_get_drvdata(dev);
+            	unsigned long val;
+            	int ret;
+
+            	ret = kstrtoul(buf, 10, &val);
+            	if (ret)
+            		return ret;
+            	mutex_lock(&data->lock);
+            	foo_write(data->client, reg, val);
+            	mutex_unlock(&data->lock);
+            	return count;
+            }
+            static ssize_t max_store(struct device *dev, struct device_attribute *attr,
+            			 const char *buf, size_t count)
+            {
+            	struct foo *data = dev_get_drvdata(dev);
+            	int ret = kstrtoul(buf, 10, &data->cached_max);
+
+            	if (ret)
+            		return ret;
+            	return foo_store(dev, buf, count, FOO_MAX);
+            }
+            static DEVICE_ATTR_WO(max);
+            """
+        v = self.verdict(code, "foo_store", args="&data->lock")
+        self.assertTrue(v.startswith("manual: max_store(): data->cached_max is written by "
+                                     "kstrtoul() before it calls foo_store()"), v)
+
+
 class TestErrorPath(VerdictCase):
     def test_sleep_under_unwind_label_is_manual(self) -> None:
         # ip6mr_rules_init(): rtnl_lock() under err2:
@@ -544,6 +581,27 @@ class TestUncheckedMember(VerdictCase):
     def test_kcontrol_get_without_vmaster_is_converted(self) -> None:
         v = self.verdict(self.KCTL_GET, "foo_sw_get", args="&chip->control_mutex")
         self.assertEqual(v, "converted")
+
+    def test_set_phys_id_is_manual(self) -> None:
+        # aq_ethtool_set_phys_id: ethtool_phys_id() restores the LED with
+        # ETHTOOL_ID_INACTIVE after a signal, ignoring the result
+        v = self.verdict("""
+            static int foo_set_phys_id(struct net_device *ndev,
+            			   enum ethtool_phys_id_state state)
+            {
+            	struct foo *foo = netdev_priv(ndev);
+            	int err;
+
+            	mutex_lock(&foo->fwreq_mutex);
+            	err = foo_fw_led(foo, state == ETHTOOL_ID_ACTIVE);
+            	mutex_unlock(&foo->fwreq_mutex);
+            	return err;
+            }
+            static const struct ethtool_ops foo_ethtool_ops = {
+            	.set_phys_id = foo_set_phys_id,
+            };
+            """, "foo_set_phys_id", args="&foo->fwreq_mutex")
+        self.assertTrue(v.startswith("manual: foo_set_phys_id() is ethtool_ops.set_phys_id"), v)
 
     def test_change_mtu_is_manual(self) -> None:
         # the same release paths restore the port's MTU with dev_set_mtu()

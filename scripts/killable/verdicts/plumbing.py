@@ -151,6 +151,10 @@ def held_before_call(k: "Rules", caller: csource.Function, callee: str) -> str:
     return ""
 
 
+# Side-effect-free parsers that store their result through a pointer.
+PARSER = re.compile(r"^(?:kstrto\w+|sscanf|simple_strto\w+|strtobool|kstrtobool\w*)$")
+
+
 def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
                    poll: bool = False) -> str:
     """What the code between the nearest earlier exit and offset off does
@@ -165,10 +169,20 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     start = exit_.offset if exit_ else body.body_start(text)
     window = body.without_exit_branches(text[start:off])
     t = k.tables
+    mine = body.local_objects(text) | {
+        m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*(\w+)\s*\(", text[:off])
+        if t.style_of(m.group(2)) == "alloc"}
     for name, at in body.calls_in(window):
         if not (k.is_pure_call(ff, name) or t.is_acquire(name) or t.is_release(name) or
                 name in t.prims):
             return f"{name}() is called"
+        if PARSER.match(name):
+            # A parser's out-parameter in shared memory is a store
+            # (kstrtoul(buf, 10, &data->cached_daylight_max)).
+            for arg in re.findall(r"[(,]\s*&\s*([\w.>-]+)", window[at:window.find(";", at)]):
+                base = re.match(r"(\w+)", arg)
+                if ("->" in arg or "." in arg) and base and base.group(1) not in mine:
+                    return f"{arg} is written by {name}()"
         rel = t.release_of(name)
         if t.is_acquire(name) and body.guard_of(window, at)[0] >= 0 and \
                 not (rel and re.search(r"\b%s\s*\(" % re.escape(rel), window[at:])):
@@ -178,14 +192,24 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     why = undone_by_exits(k, ff, text, off, exit_)
     if why:
         return why
-    mine = body.local_objects(text) | {
-        m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*(\w+)\s*\(", text[:off])
-        if t.style_of(m.group(2)) == "alloc"}
     for lhs in body.stores_in(window):
         base = re.match(r"^[*(\s]*(\w+)", lhs)
         if not base or base.group(1) not in mine:
             return f"{lhs} is written"
     return ""
+
+
+def effects_before_call(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
+                        call: csource.Call) -> str:
+    """effects_before() at a caller's call of the function on the walk: the
+    new error reaches the caller there, so what the caller changed since
+    its own nearest earlier exit would stay changed
+    (adp8860_bl_l1_daylight_max_store() parses into data->cached_daylight_max,
+    then calls adp8860_store(), whose lock would fail)."""
+    text = csource.blank_noise(body.function_text(k.source_lines(ff.path), caller))
+    start = body.line_offset(text, call.line - caller.line)
+    m = re.compile(r"\b%s\s*\(" % re.escape(call.callee)).search(text, start)
+    return effects_before(k, ff, text, m.start()) if m else ""
 
 
 def lock_taken_by(release: str) -> str:
@@ -360,6 +384,9 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
         if not found and k.external is not None:
             continue
         for caller, call in found:
+            why = effects_before_call(k, ff, caller, call)
+            if why:
+                return f"{caller.name}(): {why} before it calls {f.name}(); the new error would not undo it"
             if call.use == "discarded":
                 why = plumb_problem(k, ff, caller, f, depth, reach)
                 if why:
