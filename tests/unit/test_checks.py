@@ -247,6 +247,40 @@ class TestEffectsBeforeSleep(VerdictCase):
                                      "kstrtoul() before it calls foo_store()"), v)
 
 
+    LOOP = """
+        static ssize_t eject_store(struct device *dev, struct device_attribute *attr,
+        			   const char *buf, size_t len)
+        {
+        	struct foo_module *module = dev_get_drvdata(dev);
+        	struct foo_intf *intf;
+        	int i;
+
+        	for (i = 0; i < module->num_interfaces; ++i) {
+        		intf = module->interfaces[i];
+        		mutex_lock(&intf->mutex);
+        		%s
+        		mutex_unlock(&intf->mutex);
+        	}
+        	return len;
+        }
+        static DEVICE_ATTR_WO(eject);
+        """
+
+    def test_loop_rounds_before_the_sleep_are_manual(self) -> None:
+        # greybus eject_store(): a kill on the second interface leaves the
+        # first marked ejected and disabled, and no exit in the loop does so
+        v = self.verdict(self.LOOP % "intf->ejected = true;", "eject_store",
+                         args="&intf->mutex")
+        self.assertTrue(v.startswith("manual: intf->ejected is written in the loop around it"), v)
+
+    def test_loop_with_an_error_exit_is_converted(self) -> None:
+        # an existing exit in the loop already leaves earlier rounds done
+        v = self.verdict(self.LOOP % "if (intf->busy) { mutex_unlock(&intf->mutex); "
+                         "return -EBUSY; } intf->ejected = true;",
+                         "eject_store", args="&intf->mutex")
+        self.assertEqual(v, "converted")
+
+
 class TestErrorPath(VerdictCase):
     def test_sleep_under_unwind_label_is_manual(self) -> None:
         # ip6mr_rules_init(): rtnl_lock() under err2:

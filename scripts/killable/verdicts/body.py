@@ -388,3 +388,38 @@ def without_exit_branches(text: str) -> str:
             if out[i] != "\n":
                 out[i] = " "
     return "".join(out)
+
+
+def in_scope(text: str, name: str, off: int) -> bool:
+    """Whether a local name declared in text is visible at offset off: some
+    declaration of it comes before off in a block still open there.  True
+    when text declares no such local (a parameter or a global)."""
+    decls = [m.start() for m in re.finditer(
+        r"\b(?:int|long|ssize_t|loff_t|s32|s64|size_t|unsigned)\b[^;(){}]*?\b%s\s*[;=,\[]"
+        % re.escape(name), text)]
+    if not decls:
+        return True
+    for d in decls:
+        if d >= off:
+            continue
+        depth, ok = 0, True
+        for ch in text[d:off]:
+            depth += ch == "{"
+            depth -= ch == "}"
+            if depth < 0:
+                ok = False
+                break
+        if ok:
+            return True
+    return False
+
+
+def loop_span(text: str, off: int) -> tuple[int, int]:
+    """(start, end) of the innermost loop (iterator macros included) around
+    offset off, or (-1, -1)."""
+    head = loop_header(text, off, macros=True)
+    if head < 0:
+        return -1, -1
+    open_ = text.find("{", head)
+    end = csource.matching(text, open_, "{", "}") if open_ >= 0 else -1
+    return (head, end) if end > off else (-1, -1)

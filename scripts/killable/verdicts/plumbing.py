@@ -190,12 +190,40 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
             # some paths only, so neither an inline undo nor a label fits all.
             return f"{name}() is taken on some paths only"
     why = undone_by_exits(k, ff, text, off, exit_)
+    if not why and not poll:
+        why = loop_rounds_before(k, ff, text, off, mine)
     if why:
         return why
     for lhs in body.stores_in(window):
         base = re.match(r"^[*(\s]*(\w+)", lhs)
         if not base or base.group(1) not in mine:
             return f"{lhs} is written"
+    return ""
+
+
+def loop_rounds_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
+                       mine: set[str]) -> str:
+    """In a loop, what the loop body does after the sleep ran before it in
+    the earlier rounds: a failure in a later round leaves those rounds'
+    work done (greybus eject_store(): interfaces already marked ejected and
+    disabled, the eject never sent).  Fine only where the loop already has
+    an error exit that leaves the same half-done state."""
+    start, end = body.loop_span(text, off)
+    if start < 0:
+        return ""
+    if any(body.is_error_exit(text, m) for m in body.EXIT_RE.finditer(text, start, end)):
+        return ""
+    stmt_end = text.find(";", off)
+    rest = body.without_exit_branches(text[stmt_end + 1:end])
+    t = k.tables
+    for name, _ in body.calls_in(rest):
+        if not (k.is_pure_call(ff, name) or t.is_acquire(name) or t.is_release(name) or
+                name in t.prims):
+            return f"{name}() is called in the loop around it (an earlier round ran it)"
+    for lhs in body.stores_in(rest):
+        base = re.match(r"^[*(\s]*(\w+)", lhs)
+        if not base or base.group(1) not in mine:
+            return f"{lhs} is written in the loop around it (an earlier round wrote it)"
     return ""
 
 

@@ -274,7 +274,9 @@ class Rules:
                    for name in body.locals_assigned(between) - set(RET_NAMES))
 
     def ret_preset(self, p) -> bool:
-        """A result local already holds the success value at the sleep
+        """Whether the shapes that keep the twin's code in a result local
+        must not be used here: that local is not in scope at the sleep, or
+        a result local already holds the success value at the sleep
         (`int ret = count;` in test_firmware's stores, `ssize_t ret = len;`
         in zram's writeback_store): `ret = twin(); if (ret) ...` would
         overwrite it with 0, and the store would return 0 for a write.
@@ -284,6 +286,11 @@ class Rules:
             return True
         text, first = at
         off = body.line_offset(text, int(p[0].line) - first)
+        # dvb_device_open(): the only `err` is declared in a block after the
+        # lock, so `err = mutex_lock_killable(...)` would not build.
+        if any(re.search(r"\breturn\s+%s\s*;" % name, text[off:]) and
+               not body.in_scope(text, name, off) for name in RET_NAMES):
+            return True
         # What an exit branch stores (`{ ret = -EFAULT; goto out; }`) never
         # reaches the sleep.
         before = body.without_exit_branches(text[:off])
