@@ -173,8 +173,7 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
         m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*(\w+)\s*\(", text[:off])
         if t.style_of(m.group(2)) == "alloc"}
     for name, at in body.calls_in(window):
-        if not (k.is_pure_call(ff, name) or t.is_acquire(name) or t.is_release(name) or
-                name in t.prims):
+        if not call_leaves_nothing(k, ff, name):
             return f"{name}() is called"
         if PARSER.match(name):
             # A parser's out-parameter in shared memory is a store
@@ -194,10 +193,25 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
         why = loop_rounds_before(k, ff, text, off, mine)
     if why:
         return why
-    for lhs in body.stores_in(window):
+    lhs = shared_store(window, mine)
+    return f"{lhs} is written" if lhs else ""
+
+
+def call_leaves_nothing(k: "Rules", ff: csource.FileFacts, name: str) -> bool:
+    """A call an early return need not undo: side-effect-free, or one the
+    tables know (an acquisition, a release, a primitive)."""
+    t = k.tables
+    return k.is_pure_call(ff, name) or t.is_acquire(name) or t.is_release(name) or \
+        name in t.prims
+
+
+def shared_store(code: str, mine: set[str]) -> str:
+    """The first store in code to something that is not one of the
+    function's own objects (mine), or ''."""
+    for lhs in body.stores_in(code):
         base = re.match(r"^[*(\s]*(\w+)", lhs)
         if not base or base.group(1) not in mine:
-            return f"{lhs} is written"
+            return lhs
     return ""
 
 
@@ -215,16 +229,11 @@ def loop_rounds_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
         return ""
     stmt_end = text.find(";", off)
     rest = body.without_exit_branches(text[stmt_end + 1:end])
-    t = k.tables
     for name, _ in body.calls_in(rest):
-        if not (k.is_pure_call(ff, name) or t.is_acquire(name) or t.is_release(name) or
-                name in t.prims):
+        if not call_leaves_nothing(k, ff, name):
             return f"{name}() is called in the loop around it (an earlier round ran it)"
-    for lhs in body.stores_in(rest):
-        base = re.match(r"^[*(\s]*(\w+)", lhs)
-        if not base or base.group(1) not in mine:
-            return f"{lhs} is written in the loop around it (an earlier round wrote it)"
-    return ""
+    lhs = shared_store(rest, mine)
+    return f"{lhs} is written in the loop around it (an earlier round wrote it)" if lhs else ""
 
 
 def effects_before_call(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
