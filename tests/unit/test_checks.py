@@ -281,6 +281,41 @@ class TestEffectsBeforeSleep(VerdictCase):
         self.assertEqual(v, "converted")
 
 
+    def test_other_cases_of_a_switch_caller_do_not_count(self) -> None:
+        # tests/kernel/killdemo's kd_ioctl() (and cec_ioctl(), snd_ctl_ioctl()):
+        # the code of the other cases runs on other paths, not before the call
+        code = """
+            static int foo_block(int __user *uarg)
+            {
+            	int ret = 0;
+
+            	mutex_lock(&foo_mutex);
+            	foo_passes++;
+            	if (put_user(foo_passes, uarg))
+            		ret = -EFAULT;
+            	mutex_unlock(&foo_mutex);
+            	return ret;
+            }
+            static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+            {
+            	switch (cmd) {
+            	case FOO_RELEASE:
+            		complete_all(&foo_done);
+            		foo_flag = true;
+            		return 0;
+            	case FOO_BLOCK:
+            		return foo_block((int __user *)arg);
+            	default:
+            		return -ENOTTY;
+            	}
+            }
+            static const struct file_operations foo_fops = {
+            	.unlocked_ioctl = foo_ioctl,
+            };
+            """
+        self.assertEqual(self.verdict(code, "foo_block", args="&foo_mutex"), "converted")
+
+
 class TestErrorPath(VerdictCase):
     def test_sleep_under_unwind_label_is_manual(self) -> None:
         # ip6mr_rules_init(): rtnl_lock() under err2:

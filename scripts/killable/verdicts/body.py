@@ -423,3 +423,20 @@ def loop_span(text: str, off: int) -> tuple[int, int]:
     open_ = text.find("{", head)
     end = csource.matching(text, open_, "{", "}") if open_ >= 0 else -1
     return (head, end) if end > off else (-1, -1)
+
+
+def case_label_before(text: str, off: int) -> int:
+    """Where the `case X:` or `default:` label of the switch branch holding
+    offset off begins, or -1: the last such label before off whose block is
+    still open at off."""
+    best = -1
+    for m in re.finditer(r"\bcase\b[^;:]*:(?!:)|\bdefault\s*:(?!:)", text[:off]):
+        depth = 0
+        for ch in text[m.end():off]:
+            depth += ch == "{"
+            depth -= ch == "}"
+            if depth < 0:
+                break
+        else:
+            best = m.start()
+    return best

@@ -156,7 +156,7 @@ PARSER = re.compile(r"^(?:kstrto\w+|sscanf|simple_strto\w+|strtobool|kstrtobool\
 
 
 def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
-                   poll: bool = False) -> str:
+                   poll: bool = False, floor: int = -1) -> str:
     """What the code between the nearest earlier exit and offset off does
     that an early return there would leave undone: a call that is neither
     side-effect-free nor a known acquisition or release, or a write to
@@ -166,7 +166,9 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     if poll and body.loop_header(text, off) >= 0:
         off = body.loop_header(text, off)
     exit_ = body.nearest_exit(text, off)
-    start = exit_.offset if exit_ else body.body_start(text)
+    if exit_ is not None and exit_.at < floor:
+        exit_ = None
+    start = max(exit_.offset if exit_ else body.body_start(text), floor)
     window = body.without_exit_branches(text[start:off])
     t = k.tables
     mine = body.local_objects(text) | {
@@ -246,7 +248,11 @@ def effects_before_call(k: "Rules", ff: csource.FileFacts, caller: csource.Funct
     text = csource.blank_noise(body.function_text(k.source_lines(ff.path), caller))
     start = body.line_offset(text, call.line - caller.line)
     m = re.compile(r"\b%s\s*\(" % re.escape(call.callee)).search(text, start)
-    return effects_before(k, ff, text, m.start()) if m else ""
+    if not m:
+        return ""
+    # In a switch dispatcher (kd_ioctl, cec_ioctl), only the call's own
+    # case runs before it: the other cases' code is on other paths.
+    return effects_before(k, ff, text, m.start(), floor=body.case_label_before(text, m.start()))
 
 
 def lock_taken_by(release: str) -> str:
