@@ -159,7 +159,7 @@ class Kernel:
         return sorted(self.cocci_dir.glob("*.cocci"))
 
     def conv_key(self):
-        extra = sorted((REPO / "scripts").glob("*.py")) + sorted((REPO / "cocci" / "data").glob("*"))
+        extra = sorted((REPO / "scripts").rglob("*.py")) + sorted((REPO / "cocci" / "data").glob("*"))
         return digest(self.series_key(), HERE / "killdemo" / "killdemo.c",
                       HERE / "killdemo" / "killdemo_ioctl.h", Path(__file__),
                       *self.cocci_files(), *[p for p in extra if p.is_file()])

@@ -303,7 +303,7 @@ class TestEffectsBeforeSleep(VerdictCase):
             		complete_all(&foo_done);
             		foo_flag = true;
             		return 0;
-            	case FOO_BLOCK:
+            	case FOO_IOC(FOO_BLOCK):
             		return foo_block((int __user *)arg);
             	default:
             		return -ENOTTY;

@@ -426,9 +426,10 @@ def loop_span(text: str, off: int) -> tuple[int, int]:
 
 
 def case_label_before(text: str, off: int) -> int:
-    """Where the `case X:` or `default:` label of the switch branch holding
-    offset off begins, or -1: the last such label before off whose block is
-    still open at off."""
+    """Where the code after the `case X:` or `default:` label of the switch
+    branch holding offset off begins, or -1: the last such label before off
+    whose block is still open at off.  The label itself may call a macro
+    (`case KILLDEMO_BLOCK(KILLDEMO_MUTEX):`), which runs no code."""
     best = -1
     for m in re.finditer(r"\bcase\b[^;:]*:(?!:)|\bdefault\s*:(?!:)", text[:off]):
         depth = 0
@@ -438,5 +439,5 @@ def case_label_before(text: str, off: int) -> int:
             if depth < 0:
                 break
         else:
-            best = m.start()
+            best = m.end()
     return best
