@@ -399,19 +399,19 @@ def in_scope(text: str, name: str, off: int) -> bool:
         % re.escape(name), text)]
     if not decls:
         return True
-    for d in decls:
-        if d >= off:
-            continue
-        depth, ok = 0, True
-        for ch in text[d:off]:
-            depth += ch == "{"
-            depth -= ch == "}"
-            if depth < 0:
-                ok = False
-                break
-        if ok:
-            return True
-    return False
+    return any(d < off and block_still_open(text, d, off) for d in decls)
+
+
+def block_still_open(text: str, start: int, off: int) -> bool:
+    """Whether the block that holds offset start is still open at off: no
+    `}` between them closes it."""
+    depth = 0
+    for ch in text[start:off]:
+        depth += ch == "{"
+        depth -= ch == "}"
+        if depth < 0:
+            return False
+    return True
 
 
 def loop_span(text: str, off: int) -> tuple[int, int]:
@@ -432,12 +432,6 @@ def case_label_before(text: str, off: int) -> int:
     (`case KILLDEMO_BLOCK(KILLDEMO_MUTEX):`), which runs no code."""
     best = -1
     for m in re.finditer(r"\bcase\b[^;:]*:(?!:)|\bdefault\s*:(?!:)", text[:off]):
-        depth = 0
-        for ch in text[m.end():off]:
-            depth += ch == "{"
-            depth -= ch == "}"
-            if depth < 0:
-                break
-        else:
+        if block_still_open(text, m.end(), off):
             best = m.end()
     return best

@@ -152,7 +152,7 @@ def held_before_call(k: "Rules", caller: csource.Function, callee: str) -> str:
 
 
 # Side-effect-free parsers that store their result through a pointer.
-PARSER = re.compile(r"^(?:kstrto\w+|sscanf|simple_strto\w+|strtobool|kstrtobool\w*)$")
+PARSER = re.compile(r"^(?:kstrto\w+|sscanf|simple_strto\w+|strtobool)$")
 
 
 def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
