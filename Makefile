@@ -211,6 +211,11 @@ check-generated: $(CACHE)/.deps-ok
 check-smoke: kernel-cache
 	@$(RUNTESTS) smoke
 
+## make check-readme: every command the README shows, run as written through make on 6.1 (tests/readme)
+.PHONY: check-readme
+check-readme: kernel-cache
+	@$(RUNTESTS) readme
+
 ## make check-cli: bad input, the user's files, the first run (tests/cli, small trees; < 1 min)
 .PHONY: check-cli
 check-cli:

@@ -92,6 +92,9 @@ SUITES = [
           lambda a: [py(os.path.join(HERE, "kernel", "bootfi.py"), "--kcache", a.kcache,
                         "--build-dir", a.boot_fi_build_dir, "--jobs", str(a.kernel_jobs),
                         "--fresh-boot", "check")]),
+    Suite("readme", "full", "every README command as written, through make, on 6.1",
+          lambda a: [py(os.path.join(HERE, "readme", "run_tests.py"), "--kdir", a.kcache,
+                        "-j", str(min(a.jobs, 2)))]),
 ]
 
 

@@ -13,6 +13,8 @@ Used by `make coccicheck` (report and org modes) and the audit.
 
 from __future__ import annotations
 
+import concurrent.futures
+import dataclasses
 import os
 import re
 import subprocess
@@ -66,29 +68,36 @@ def failure_message(stderr: str) -> str:
     return ""
 
 
+def patch_one(kdir: str, rel: str, cocci: str, *, spatch_bin: str, reach: str, timeout: int,
+              opts: list[str], env: dict[str, str]) -> PatchResult:
+    """Patch mode of the combined rules over one file (relative to kdir)."""
+    cmd = spatch.command(spatch_bin, cocci, "patch", options=opts, quiet=False,
+                         reach=reach, timeout=timeout, args=[rel])
+    p = subprocess.run(cmd, cwd=kdir, env=env, capture_output=True, text=True,
+                       errors="replace", stdin=subprocess.DEVNULL)
+    res = PatchResult(diff=p.stdout, covered=covered_lines(p.stdout))
+    if not res.covered:
+        res.failure = failure_message(p.stderr) or (
+            f"spatch exited {p.returncode}" if p.returncode not in (0, 255) else "")
+    return res
+
+
 def patch_results(kdir: str, files: list[str], cocci: str, *, spatch_bin: str = "spatch",
                   reach: str = "", jobs: int = 1, timeout: int = 200,
                   options: list[str] | None = None) -> dict[str, PatchResult]:
     """Patch mode of the combined rules over files (relative to kdir), each
-    file alone, so one file's failure costs only that file."""
-    out: dict[str, PatchResult] = {}
+    file alone (jobs at a time), so one file's failure costs only that file."""
     if not files:
-        return out
+        return {}
     opts = options if options is not None else spatch.rule_options(cocci)
     env = paths.module_env()
     if reach:
         env["KILLABLE_REACH"] = reach
-    for rel in files:
-        cmd = spatch.command(spatch_bin, cocci, "patch", options=opts, quiet=False,
-                             reach=reach, timeout=timeout, args=[rel])
-        p = subprocess.run(cmd, cwd=kdir, env=env, capture_output=True, text=True,
-                           errors="replace", stdin=subprocess.DEVNULL)
-        res = PatchResult(diff=p.stdout, covered=covered_lines(p.stdout))
-        if not res.covered:
-            res.failure = failure_message(p.stderr) or (
-                f"spatch exited {p.returncode}" if p.returncode not in (0, 255) else "")
-        out[rel] = res
-    return out
+    with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+        results = pool.map(lambda rel: patch_one(kdir, rel, cocci, spatch_bin=spatch_bin,
+                                                 reach=reach, timeout=timeout, opts=opts,
+                                                 env=env), files)
+        return dict(zip(files, results))
 
 
 def downgrade(verdict: str, line: int, res: PatchResult | None) -> str:
@@ -100,20 +109,22 @@ def downgrade(verdict: str, line: int, res: PatchResult | None) -> str:
 
 
 def agree_report(kdir: str, report_lines: list[str], cocci: str, *, spatch_bin: str = "spatch",
-                 reach: str = "", timeout: int = 200) -> list[str]:
-    """Report lines with every `converted` that patch mode does not make
-    rewritten to `manual: rule failed in patch mode (...)`."""
-    parsed = [(ln, spatch.parse_report_line(ln)) for ln in report_lines]
+                 reach: str = "", jobs: int = 1, timeout: int = 200) -> list[str]:
+    """Report (or org) lines with every `converted` that patch mode does not
+    make rewritten to `manual: rule failed in patch mode (...)`, in the same
+    format."""
+    parsed = [(ln, spatch.parse_site_line(ln)) for ln in report_lines]
     files = sorted({r.file for _, r in parsed if r and r.verdict == "converted"})
     rel = {f: os.path.relpath(os.path.join(kdir, f), kdir) if not os.path.isabs(f)
            else os.path.relpath(f, kdir) for f in files}
     results = patch_results(kdir, [rel[f] for f in files], cocci, spatch_bin=spatch_bin,
-                            reach=reach, timeout=timeout)
+                            reach=reach, jobs=jobs, timeout=timeout)
     out = []
     for ln, r in parsed:
         if r and r.verdict == "converted":
             v = downgrade(r.verdict, r.line, results.get(rel[r.file]))
             if v != r.verdict:
-                ln = spatch.report_line(r.file, r.line, r.col, r.colend, r.prim, r.func, v)
+                new = dataclasses.replace(r, verdict=v)
+                ln = str(new) if spatch.REPORT_RE.match(ln) else spatch.org_line(new)
         out.append(ln)
     return out

@@ -25,7 +25,6 @@ asserts a time.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -34,7 +33,7 @@ import sys
 import tempfile
 import time
 
-from killable import paths, spatch
+from killable import cli, paths, spatch
 from killable.paths import TOP as ROOT
 
 
@@ -104,7 +103,7 @@ def graph_rescanned(stats: dict) -> int:
     return g.get("files", 0) + g.get("headers", 0) - g.get("scan_cache_hits", 0)
 
 
-def family_times(kdir: str, dirs: list[str], jobs: int, spatch: str) -> int:
+def family_times(kdir: str, dirs: list[str], jobs: int, spatch_bin: str) -> int:
     """One coccicheck run per family and directory: CPU time and sites."""
     fams = sorted(f[:-len(".cocci")] for f in os.listdir(os.path.join(ROOT, "cocci"))
                   if f.endswith(".cocci"))
@@ -116,7 +115,7 @@ def family_times(kdir: str, dirs: list[str], jobs: int, spatch: str) -> int:
         tot = {"wall": 0.0, "cpu": 0.0, "sites": 0, **{k: 0 for k in kinds}}
         for fam in fams:
             r = timed(paths.module_cmd("coccicheck") + ["--kdir", kdir,
-                       "--mode", "report", "-m", d, "-j", str(jobs), "--spatch", spatch,
+                       "--mode", "report", "-m", d, "-j", str(jobs), "--spatch", spatch_bin,
                        "--cocci", os.path.join(ROOT, "cocci", fam + ".cocci")])
             if r["rc"] != 0:
                 bad += 1
@@ -139,11 +138,11 @@ def family_times(kdir: str, dirs: list[str], jobs: int, spatch: str) -> int:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description="Benchmark the audit against coccicheck.")
+    ap = cli.parser("Benchmark the audit against coccicheck.")
     ap.add_argument("--kdir", default=os.path.expanduser("~/.cache/killable/linux-6.1"))
     ap.add_argument("-M", "--subdir", default="drivers/char")
     ap.add_argument("--full", action="store_true", help="the whole tree (slow)")
-    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("-j", "--jobs", type=cli.positive_int, default=os.cpu_count() or 1)
     ap.add_argument("--spatch", default="spatch")
     ap.add_argument("--no-j1", action="store_true", help="skip the J=1 scaling run")
     ap.add_argument("--json", default="", help="also write the numbers here")
@@ -151,16 +150,17 @@ def main() -> int:
                     help="comma-separated directories: time each family's rule file alone")
     args = ap.parse_args()
     kdir = os.path.abspath(args.kdir)
-    if args.families:
-        return family_times(kdir, [d.strip("/") for d in args.families.split(",") if d],
-                            args.jobs, args.spatch)
-    sub = "" if args.full else args.subdir.strip("/")
     if not os.path.isdir(os.path.join(kdir, "include", "linux")):
         print(f"bench: error: KDIR={kdir}: not a kernel tree", file=sys.stderr)
         return 2
-    if sub and not os.path.isdir(os.path.join(kdir, sub)):
-        print(f"bench: error: {sub}: no such directory in {kdir}", file=sys.stderr)
-        return 2
+    dirs = [d.strip("/") for d in args.families.split(",") if d]
+    sub = "" if args.full else args.subdir.strip("/")
+    for name, d in [("FAMILIES", d) for d in dirs] + ([] if dirs else [("BENCH_M", sub)]):
+        if d and not os.path.isdir(os.path.join(kdir, d)):
+            print(f"bench: error: {name}={d}: no such directory in {kdir}", file=sys.stderr)
+            return 2
+    if dirs:
+        return family_times(kdir, dirs, args.jobs, args.spatch)
     py = sys.executable
     res: dict[str, dict] = {}
     work = tempfile.mkdtemp(prefix="killable-bench-")

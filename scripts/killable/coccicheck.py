@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-from killable import agree, paths, spatch, tree
+from killable import agree, cli, paths, spatch, tree
 from killable.graph import callgraph
 from killable.paths import TOP
 
@@ -95,6 +95,25 @@ def run_rule(args: argparse.Namespace, cocci: str, tmp: str) -> tuple[str, str, 
     return proc.stdout, proc.stderr, rc
 
 
+def combined_rules(rules: list[str], tmp: str) -> str:
+    """The rule file that patch mode runs (and report and org modes agree
+    with) when every rule is one of the project's family files: one family
+    alone, or several combined into one file in tmp (each family runs on
+    the previous one's output, so a file gets one diff).  "" for anyone
+    else's rules."""
+    ours = os.path.join(TOP, "cocci")
+    if not rules or any(os.path.dirname(c) != ours for c in rules):
+        return ""
+    if len(rules) == 1:
+        return rules[0]
+    combined = os.path.join(tmp, "killable-all.cocci")
+    cmd = paths.module_cmd("rules") + ["--combined", combined]
+    for r in rules:
+        cmd += ["--family", os.path.splitext(os.path.basename(r))[0]]
+    subprocess.run(cmd, check=True, capture_output=True)
+    return combined
+
+
 def sort_report(text: str) -> list[str]:
     return sorted({ln for ln in text.splitlines() if ln.strip()}, key=spatch.location_key)
 
@@ -114,12 +133,12 @@ def parse_error_lines(kdir: str, errors: set[tuple[str, int]]) -> list[str]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = cli.parser(__doc__.splitlines()[0])
     ap.add_argument("--kdir", required=True)
     ap.add_argument("--mode", default="report", choices=["patch", "report", "context", "org"])
     ap.add_argument("-m", "--m", default="", help="subdirectory or file, relative to KDIR")
     ap.add_argument("--cocci", nargs="*", default=[], help="rule files (default: all of cocci/)")
-    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("-j", "--jobs", type=cli.positive_int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=int, default=200)
     ap.add_argument("--reach", default="", help="cross-file reachability TSV from make audit")
     ap.add_argument("--spflags", default="", help="extra spatch flags, last (--spflags=FLAGS)")
@@ -136,14 +155,8 @@ def main() -> int:
     failed = 0
     parse_errors: set[tuple[str, int]] = set()
     with tempfile.TemporaryDirectory(prefix="killable-coccicheck-") as tmp:
-        ours = len(args.cocci) > 1 and all(
-            os.path.dirname(c) == os.path.join(TOP, "cocci") for c in args.cocci)
-        combined = ""
-        if ours:
-            combined = os.path.join(tmp, "killable-all.cocci")
-            subprocess.run(paths.module_cmd("rules") + ["--combined", combined], check=True,
-                           capture_output=True)
-        rules = [combined] if ours and args.mode == "patch" else args.cocci
+        combined = combined_rules(args.cocci, tmp)
+        rules = [combined] if combined and args.mode == "patch" else args.cocci
         for cocci in rules:
             if args.verbose:
                 with open(cocci, encoding="utf-8") as f:
@@ -158,14 +171,16 @@ def main() -> int:
                       file=sys.stderr)
                 failed += 1
             chunks.append(out)
-    for line in parse_error_lines(args.kdir, parse_errors):
-        print(line, file=sys.stderr)
-        if combined and args.mode == "report":
+        if combined and args.mode in ("report", "org"):
+            # While the combined rules still exist: every `converted` is a
+            # site patch mode changes.
             lines = agree.agree_report(args.kdir, "\n".join(chunks).splitlines(), combined,
                                        spatch_bin=args.spatch, reach=args.reach,
-                                       timeout=args.timeout)
+                                       jobs=args.jobs, timeout=args.timeout)
             chunks = ["\n".join(lines)]
-    if args.mode in ("report", "org") and args.mode == "report":
+    for line in parse_error_lines(args.kdir, parse_errors):
+        print(line, file=sys.stderr)
+    if args.mode in ("report", "org"):
         text = "\n".join(sort_report("\n".join(chunks)))
         text = text + "\n" if text else ""
     else:

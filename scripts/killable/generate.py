@@ -37,12 +37,12 @@ the 32-line Python prelude could be shared (measured: no faster either).
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import sys
 from dataclasses import dataclass
 
+from killable import cli
 from killable.data import Family, Primitive, load_families, load_primitives
 from killable.paths import TEMPLATES, TOP
 from killable.verdicts.plumbing import PLUMB_DEPTH
@@ -216,9 +216,11 @@ def write_if_changed(path: str, text: str) -> bool:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = cli.parser(__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="fail if a committed rule is stale")
     ap.add_argument("--combined", metavar="OUT", help="write all families into one file")
+    ap.add_argument("--family", action="append", default=[], metavar="NAME",
+                    help="with --combined: only these families (default: all)")
     ap.add_argument("--sites", metavar="OUT", help="write the audit's first-pass rule")
     ap.add_argument("--outdir", default=os.path.join(TOP, "cocci"))
     args = ap.parse_args()
@@ -227,6 +229,11 @@ def main() -> int:
         write_if_changed(args.sites, render_sites(fams))
         return 0
     if args.combined:
+        unknown = sorted(set(args.family) - set(fams))
+        if unknown:
+            ap.error(f"no such family: {', '.join(unknown)}")
+        if args.family:
+            fams = {f: ps for f, ps in fams.items() if f in args.family}
         write_if_changed(args.combined, render(fams, "Make every uninterruptible sleep on a "
                                                     "syscall path killable (all families)."))
         return 0

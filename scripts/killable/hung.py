@@ -23,7 +23,6 @@ shown but marked.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import os
@@ -33,7 +32,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-from killable import paths, spatch, tree
+from killable import cli, paths, spatch, tree
 
 TS = r"(?:\[\s*\d+\.\d+\]\s?)?(?:<\d>)?"
 TASK_RE = re.compile(TS + r"\s*INFO: task (?P<name>.+?):(?P<pid>\d+) blocked for more than "
@@ -216,7 +215,7 @@ def report(tasks: list[Task], by_func: dict[str, list[dict]], kdir: str, spatch_
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description="Map hung-task reports to audited sites.")
+    ap = cli.parser("Map hung-task reports to audited sites.")
     ap.add_argument("log", help="dmesg text with hung-task reports ('-' for stdin)")
     ap.add_argument("--kdir", default=os.path.expanduser("~/.cache/killable/linux-6.1"))
     ap.add_argument("--reports", default="", help="reports/<tree> dir (default: from KDIR, M)")

@@ -8,6 +8,8 @@
   REPORT_RE, report_message, report_line, parse_report_line
                              the report line:
                              `file:line:col-colend: PRIM in FUNC(): VERDICT`
+  ORG_RE, org_line, parse_site_line
+                             the same site as an org TODO (org mode)
 
 The report line is what `coccilib.report.print_report` prints (columns
 0-based, end exclusive) around the rules' message; README.md, "Report
@@ -76,6 +78,27 @@ def parse_report_line(text: str) -> ReportLine | None:
                       m["prim"], m["func"], m["verdict"])
 
 
+# The same site as org mode prints it (coccilib.org.print_todo).
+ORG_RE = re.compile(r"^\* TODO \[\[view:(?P<file>[^:]+)::face=ovl-face1::linb=(?P<line>\d+)::"
+                    r"colb=(?P<col>\d+)::cole=(?P<colend>\d+)\]\[(?P<prim>\w+) in "
+                    r"(?P<func>\w+)\(\): (?P<verdict>.*)\]\]$")
+
+
+def org_line(r: ReportLine) -> str:
+    """One site as org mode prints it."""
+    return (f"* TODO [[view:{r.file}::face=ovl-face1::linb={r.line}::colb={r.col}::"
+            f"cole={r.colend}][{report_message(r.prim, r.func, r.verdict)}]]")
+
+
+def parse_site_line(text: str) -> ReportLine | None:
+    """The fields of a report or org line, or None for any other line."""
+    m = REPORT_RE.match(text) or ORG_RE.match(text)
+    if not m:
+        return None
+    return ReportLine(m["file"], int(m["line"]), int(m["col"]), int(m["colend"]),
+                      m["prim"], m["func"], m["verdict"])
+
+
 def verdict_class(verdict: str) -> str:
     """`manual: why` -> `manual`: one of VERDICTS, or "" for any other text."""
     return verdict.split(":", 1)[0] if VERDICT_RE.match(verdict) else ""
@@ -88,8 +111,9 @@ def is_site_line(text: str) -> bool:
 
 
 def location_key(text: str) -> tuple[str, int, int]:
-    """Sort key of a report line: file, line, column (other lines sort by text)."""
-    m = LOCATED_RE.match(text)
+    """Sort key of a report or org line: file, line, column (other lines
+    sort by text)."""
+    m = LOCATED_RE.match(text) or ORG_RE.match(text)
     return (m["file"], int(m["line"]), int(m["col"])) if m else (text, 0, 0)
 
 

@@ -8,7 +8,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "scripts"))
-from killable import agree  # noqa: E402
+from killable import agree, spatch  # noqa: E402
 
 
 class TestAgree(unittest.TestCase):
@@ -35,6 +35,19 @@ class TestAgree(unittest.TestCase):
                          "manual: rule failed in patch mode (reachable by inconsistent "
                          "control-flow)")
         self.assertEqual(agree.downgrade("manual: x", 9, res), "manual: x")
+
+    def test_org_line_round_trip(self) -> None:
+        # Org mode's TODO lines are sites too: agree_report rewrites them in
+        # their own format (it read report lines only, so org mode kept a
+        # `converted` patch mode did not make).
+        org = ("* TODO [[view:drivers/char/x.c::face=ovl-face1::linb=12::colb=1::cole=11]"
+               "[mutex_lock in x_ioctl(): converted]]")
+        r = spatch.parse_site_line(org)
+        self.assertEqual((r.file, r.line, r.col, r.colend, r.prim, r.func, r.verdict),
+                         ("drivers/char/x.c", 12, 1, 11, "mutex_lock", "x_ioctl", "converted"))
+        self.assertEqual(spatch.org_line(r), org)
+        self.assertEqual(spatch.location_key(org), ("drivers/char/x.c", 12, 1))
+        self.assertIsNone(spatch.parse_report_line(org))
 
 
 if __name__ == "__main__":

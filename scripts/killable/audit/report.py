@@ -17,7 +17,6 @@ sees half a report.  Nothing here depends on time or on run order.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import html
 import io
@@ -29,6 +28,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from killable.graph.callgraph import atomic_open, atomic_write
+from killable import cli
 
 VERDICTS = ["convertible", "manual", "refused", "not on a syscall path"]
 COLUMNS = ["file", "line", "col", "function", "primitive", "family", "verdict", "reason",
@@ -946,7 +946,7 @@ def write_reports(data: dict, outdir: str) -> None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description="Rewrite the reports from a results.json.")
+    ap = cli.parser("Rewrite the reports from a results.json.")
     ap.add_argument("results")
     ap.add_argument("outdir")
     args = ap.parse_args()

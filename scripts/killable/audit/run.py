@@ -24,7 +24,6 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import glob
 import hashlib
@@ -41,7 +40,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from killable import agree, data as tables, paths, spatch
+from killable import agree, cli, data as tables, paths, spatch
 from killable import tree as kernel_tree
 from killable.paths import TOP as ROOT
 from killable.graph import callgraph
@@ -887,10 +886,10 @@ def on_sigterm(_signum: int, _frame) -> None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description="Audit a kernel tree with the killable rules.")
+    ap = cli.parser("Audit a kernel tree with the killable rules.")
     ap.add_argument("--kdir", default=os.path.expanduser("~/.cache/killable/linux-6.1"))
     ap.add_argument("-M", "--subdir", default="", help="restrict to this subtree (make M=)")
-    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("-j", "--jobs", type=cli.positive_int, default=os.cpu_count() or 1)
     ap.add_argument("--cache", default=os.path.expanduser("~/.cache/killable"))
     ap.add_argument("--spatch", default="spatch")
     ap.add_argument("--rules", default="", help="rule file instead of the generated combined one")

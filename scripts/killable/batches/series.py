@@ -33,7 +33,7 @@ import textwrap
 import time
 from typing import Iterable, Optional
 
-from killable import data, paths, spatch
+from killable import cli, data, paths, spatch
 from killable.graph import callgraph
 from killable.paths import TOP
 from killable.risk import analysis as risk_analysis
@@ -897,14 +897,14 @@ def run_rules(args: argparse.Namespace, mode: str, combined: str) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = cli.parser(__doc__.splitlines()[0])
     ap.add_argument("--kdir", required=True, help="kernel tree (a clean git repository)")
     ap.add_argument("-m", "--m", required=True, help="subdirectory or file, relative to KDIR")
     ap.add_argument("--reach", default="", help="cross-file reachability TSV from make audit")
     ap.add_argument("--cache", default=os.path.expanduser("~/.cache/killable"))
     ap.add_argument("--out", default=os.path.join(TOP, "out", "batches"))
     ap.add_argument("--obj", default="", help="build directory (default CACHE/batches-obj/<tree id>)")
-    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("-j", "--jobs", type=cli.positive_int, default=2)
     ap.add_argument("--patch-file", default="", help="use this patch-mode diff instead of running the rules")
     ap.add_argument("--report-file", default="", help="use this report-mode output instead of running the rules")
     ap.add_argument("--no-compile", action="store_true", help="skip the compile/sparse step (reported)")

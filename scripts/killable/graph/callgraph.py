@@ -28,7 +28,6 @@ Outputs (both TSV, sorted):
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import functools
 import hashlib
@@ -49,6 +48,7 @@ from typing import IO, Callable, Iterable, Iterator, Sequence
 from killable.scan import csource
 from killable.graph import reach as reachability
 from killable.graph.reach import filled  # noqa: F401  (risk.analysis uses callgraph.filled)
+from killable import cli
 
 SCAN_FORMAT = "1"
 
@@ -1361,10 +1361,10 @@ def compare_frontends(kdir: str, subdirs: list[str], jobs: int) -> str:
 # ---------------------------------------------------------------- command line
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = cli.parser(__doc__.split("\n\n")[0])
     ap.add_argument("--kdir", required=True)
     ap.add_argument("--cache", default=os.path.expanduser("~/.cache/killable"))
-    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("-j", "--jobs", type=cli.positive_int, default=os.cpu_count() or 1)
     ap.add_argument("--subdir", action="append", default=[],
                     help="restrict the graph to these subtrees (default: whole tree)")
     ap.add_argument("--reach", help="write the rules' reach TSV here")

@@ -9,7 +9,6 @@ member resolve to every function stored in a member of that name.
 
 from __future__ import annotations
 
-import argparse
 import fnmatch
 import os
 import sys
@@ -20,7 +19,7 @@ from typing import Iterable, Sequence
 
 from killable.scan import csource
 
-from killable import data
+from killable import cli, data
 from killable.data import RootRule, RootTable  # noqa: F401
 from killable.paths import DATA_DIR
 
@@ -235,7 +234,7 @@ def file_reach(facts: csource.FileFacts, table: RootTable) -> Reach:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description="Print in-file reachability of C files.")
+    ap = cli.parser("Print in-file reachability of C files.")
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     table = load_tables()

@@ -13,14 +13,13 @@ an audit's sites.json instead of the scan's own list for the second number.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
 import sys
 from collections import Counter
 
-from killable import data as tables
+from killable import cli, data as tables
 from killable.paths import DATA_DIR
 from killable.risk import analysis as risk_analysis
 from killable.risk.analysis import Analysis, LOCK_FAMILIES, Site
@@ -108,10 +107,10 @@ def lock_rows(a: Analysis) -> list[str]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = cli.parser(__doc__.split("\n\n")[0])
     ap.add_argument("--kdir", default=os.path.expanduser("~/.cache/killable/linux-6.1"))
     ap.add_argument("--cache", default=os.path.expanduser("~/.cache/killable"))
-    ap.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    ap.add_argument("-j", "--jobs", type=cli.positive_int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--table", default=os.path.join(DATA_DIR, "long-sleeps.tsv"),
                     help="the long-sleep table (default cocci/data/long-sleeps.tsv)")
     ap.add_argument("--depth", type=int, default=risk_analysis.MAX_DEPTH,

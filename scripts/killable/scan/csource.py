@@ -11,7 +11,6 @@ still a caller or a root for the functions it can.
 
 from __future__ import annotations
 
-import argparse
 import bisect
 import functools
 import itertools
@@ -19,6 +18,8 @@ import json
 import re
 import sys
 from dataclasses import asdict, dataclass, field
+
+from killable import cli
 
 KEYWORDS = frozenset("""
 if for while switch return sizeof typeof __typeof__ __typeof do else case
@@ -420,7 +421,7 @@ def scan_file(path: str, interesting: frozenset[str] = frozenset()) -> FileFacts
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description="Print the facts csource finds in C files.")
+    ap = cli.parser("Print the facts csource finds in C files.")
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     for p in args.files:
