@@ -18,6 +18,8 @@ SPFLAGS ?=
 DEBUG_FILE ?=
 
 export PYTHONDONTWRITEBYTECODE := 1
+# Where the rules keep the tree's header summaries (killable.scan.effects).
+export KILLABLE_CACHE := $(CACHE)
 KILLABLE = PYTHONPATH=$(CURDIR)/scripts $(PYTHON) -m killable
 
 DEB_PACKAGES := coccinelle sparse linux-source-6.1 qemu-system-x86 \

@@ -28,6 +28,7 @@ import tempfile
 
 from killable import agree, cli, paths, spatch, tree
 from killable.graph import callgraph
+from killable.scan import effects
 from killable.paths import TOP
 
 
@@ -64,6 +65,17 @@ def check_inputs(args: argparse.Namespace) -> None:
         args.reach = os.path.abspath(args.reach)
     args.spflags = spatch.split_flags(args.spflags)
     args.spatch_version = spatch.version(args.spatch)
+    prewarm_effects(args.kdir)
+
+
+def prewarm_effects(kdir: str) -> None:
+    """The tree's header summaries, computed once here rather than by each
+    spatch process (killable.scan.effects); without a cache the rules
+    fall back to the tables."""
+    try:
+        effects.ensure_table(kdir, effects.cache_dir())
+    except OSError:
+        pass
 
 
 def run_rule(args: argparse.Namespace, cocci: str, tmp: str) -> tuple[str, str, int]:

@@ -10,7 +10,9 @@ separated, `#` comments.  Nothing else in the package opens these files.
   acquire-release.tsv      acquisition, its release, undo style; `~REGEX` lines
   syscall-roots.tsv        where system calls enter (ops members, macros)
   must-not-fail-roots.tsv  where a failure must not happen (release, remove, ...)
+  contexts.tsv             which must-not-fail kinds can have a fatal signal pending
   side-effect-free.tsv     calls a function may make before a sleep with nothing to undo
+  local-writers.tsv        calls that write only into an argument, or declare a local
   untyped-root-members.tsv root members that count without the struct's type
   unchecked-members.tsv    root members the kernel also calls without handling a failure
   long-sleeps.tsv          operations that can block long: class, what bounds them
@@ -44,10 +46,24 @@ class RootRule:
     extra: str = ""
 
 
+@dataclass(frozen=True)
+class Contexts:
+    """What contexts.tsv says of the must-not-fail kinds."""
+    signal_free: frozenset[str]     # kinds that never have a fatal signal pending
+    accepting: frozenset[str]       # calls by which a kernel thread accepts signals
+    why: dict[str, str]             # kind -> why it can (or cannot) have one
+
+    def can_be_killed(self, kind: str) -> bool:
+        """Whether code of this kind can run with a fatal signal pending
+        (an unknown kind can)."""
+        return kind not in self.signal_free
+
+
 @dataclass
 class RootTable:
     syscall: list[RootRule]
     mustnotfail: list[RootRule]
+    contexts: Contexts = Contexts(frozenset(), frozenset(), {})
 
     def interesting(self) -> frozenset[str]:
         """Macro and function names whose arguments name roots."""
@@ -167,9 +183,29 @@ def load_root_rules(path: str) -> list[RootRule]:
     return rules
 
 
+def load_contexts(path: str = os.path.join(DATA_DIR, "contexts.tsv")) -> Contexts:
+    """contexts.tsv: `context KIND yes|no why` and `accept FUNCTION` rows."""
+    free: set[str] = set()
+    accepting: set[str] = set()
+    why: dict[str, str] = {}
+    for n, line in table_lines_numbered(path):
+        cols = line.split("\t")
+        if cols[0] == "context" and len(cols) == 4 and cols[2] in ("yes", "no"):
+            why[cols[1]] = cols[3]
+            if cols[2] == "no":
+                free.add(cols[1])
+        elif cols[0] == "accept" and len(cols) == 2 and cols[1].strip():
+            accepting.add(cols[1].strip())
+        else:
+            raise ValueError(f"{path}:{n}: want context<TAB>KIND<TAB>yes|no<TAB>why or "
+                             f"accept<TAB>FUNCTION: {line!r}")
+    return Contexts(frozenset(free), frozenset(accepting), why)
+
+
 def load_root_tables(data_dir: str = DATA_DIR) -> RootTable:
     return RootTable(load_root_rules(os.path.join(data_dir, "syscall-roots.tsv")),
-                     load_root_rules(os.path.join(data_dir, "must-not-fail-roots.tsv")))
+                     load_root_rules(os.path.join(data_dir, "must-not-fail-roots.tsv")),
+                     load_contexts(os.path.join(data_dir, "contexts.tsv")))
 
 
 def load_name_table(path: str) -> tuple[frozenset[str], list[re.Pattern]]:
@@ -229,6 +265,19 @@ def load_unchecked_members(path: str = os.path.join(DATA_DIR, "unchecked-members
 def load_side_effect_free(path: str = os.path.join(DATA_DIR, "side-effect-free.tsv")
                           ) -> tuple[frozenset[str], list[re.Pattern]]:
     return load_name_table(path)
+
+
+def load_local_writers(path: str = os.path.join(DATA_DIR, "local-writers.tsv")
+                       ) -> dict[str, int]:
+    """name -> the 1-based argument it writes through, or 0 for a
+    declaration of a new local."""
+    out: dict[str, int] = {}
+    for n, line in table_lines_numbered(path):
+        cols = line.split("\t")
+        if len(cols) != 2 or not (cols[1].isdigit() or cols[1] == "declares"):
+            raise ValueError(f"{path}:{n}: want name<TAB>N or name<TAB>declares: {line!r}")
+        out[cols[0]] = 0 if cols[1] == "declares" else int(cols[1])
+    return out
 
 
 @dataclass(frozen=True)

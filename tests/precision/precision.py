@@ -14,7 +14,15 @@
   check  rerun the rules on the corpus files and check that every site
          still gets the verdict the review accepted and, for a converted
          site, the same hunk: a changed conversion must be reviewed again,
-         and a regression on real code fails.
+         and a regression on real code fails.  Also the recall corpus:
+         every site reviewed as a correct refusal (class D) must still be
+         left alone.
+  draw-recall, merge-recall
+         the same for recall.tsv: N high-risk sites the rules leave alone
+         (manual or refused), drawn at random from an audit, with their
+         reasons for the reviewers, who class each A (a local conversion),
+         B (caller plumbing), C (cancellation or lifetime work), D (a
+         correct refusal) or U (cannot tell).
 
 corpus.tsv has one line per site (see FIELDS); the review column is `safe`,
 `unsafe: <class>` or `doubtful: <why>`; evidence is file:line.  check fails
@@ -39,29 +47,36 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
 from killable import agree, paths, spatch  # noqa: E402
+from killable.scan import effects  # noqa: E402
 
 sys.path.insert(0, os.path.join(TOP, "tests"))
 from harness import Tally  # noqa: E402
 
 CORPUS = os.path.join(HERE, "corpus.tsv")
+RECALL = os.path.join(HERE, "recall.tsv")
 REACH = os.path.join(HERE, "reach.tsv")
 FIELDS = ["file", "line", "function", "primitive", "verdict", "hunk", "review", "evidence"]
+RECALL_FIELDS = ["file", "line", "function", "primitive", "verdict", "risk", "class", "matters",
+                 "evidence"]
 
 
 def read_corpus(path: str = CORPUS) -> list[dict[str, str]]:
+    if not os.path.exists(path):
+        return []
     with open(path, encoding="utf-8") as f:
         rows = [r for r in csv.DictReader((ln for ln in f if not ln.startswith("#")),
                                           delimiter="\t")]
     return rows
 
 
-def write_corpus(rows: list[dict[str, str]], header: str, path: str = CORPUS) -> None:
+def write_corpus(rows: list[dict[str, str]], header: str, path: str = CORPUS,
+                 fields: list[str] = FIELDS) -> None:
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         f.write(header)
-        w = csv.DictWriter(f, FIELDS, delimiter="\t", lineterminator="\n")
+        w = csv.DictWriter(f, fields, delimiter="\t", lineterminator="\n")
         w.writeheader()
         for r in rows:
-            w.writerow({k: r.get(k, "") for k in FIELDS})
+            w.writerow({k: r.get(k, "") for k in fields})
     os.replace(path + ".tmp", path)
 
 
@@ -118,6 +133,7 @@ def normalize(path: str, files: list[str]) -> str:
 
 def site_results(kdir: str, files: list[str], reach: str, jobs: int
                  ) -> tuple[dict[tuple[str, int], str], dict[tuple[str, int], str]]:
+    effects.ensure_table(kdir, effects.cache_dir())     # once, not per spatch process
     report = run_rules(kdir, files, reach, "report", jobs)
     verdicts: dict[tuple[str, int], str] = {}
     for line in report.splitlines():
@@ -137,6 +153,11 @@ def draw(args: argparse.Namespace) -> int:
     """Draw sites for review; with --append, new ones beside the corpus's."""
     old = read_corpus() if args.append else []
     have = {(r["file"], r["line"]) for r in old}
+    if args.new_since:
+        # Only the conversions a rules change added: a fresh draw of a new class.
+        with open(args.new_since, encoding="utf-8") as f:
+            have |= {(r["file"], r["line"]) for r in csv.DictReader(f)
+                     if r["verdict"] == "convertible"}
     with open(os.path.join(args.reports, "sites.csv"), encoding="utf-8") as f:
         rows = [r for r in csv.DictReader(f) if r["verdict"] == "convertible"
                 and (r["file"], r["line"]) not in have]
@@ -144,11 +165,7 @@ def draw(args: argparse.Namespace) -> int:
     picked = random.Random(args.seed).sample(rows, min(args.n, len(rows)))
     picked.sort(key=lambda r: (r["file"], int(r["line"])))
     files = sorted({r["file"] for r in picked} | {r["file"] for r in old})
-    with open(os.path.join(args.reports, "reach.tsv"), encoding="utf-8") as f:
-        lines = [ln for ln in f if ln.split("\t", 1)[0] in set(files)]
-    with open(REACH, "w", encoding="utf-8") as f:
-        f.write(f"# reach lines of the corpus files, from {args.reports}/reach.tsv\n")
-        f.writelines(lines)
+    write_reach(args.reports, files + [r["file"] for r in read_corpus(RECALL)])
     verdicts, hunks = site_results(args.kdir, files, REACH, args.jobs)
     out = []
     os.makedirs(args.hunks, exist_ok=True)
@@ -166,10 +183,78 @@ def draw(args: argparse.Namespace) -> int:
     header = (corpus_header() if old else "") + (
         f"# Sites {len(old)}-{len(old) + len(out) - 1}: {len(out)} convertible sites drawn with "
         f"random.Random({args.seed}).sample from {len(rows)} convertible sites of "
-        f"{args.reports}/sites.csv (sorted by file, line; sites already here left out).\n")
+        f"{args.reports}/sites.csv (sorted by file, line; sites already here left out"
+        + (f"; only sites not convertible in {args.new_since_name or args.new_since}"
+           if args.new_since else "") + ").\n")
     write_corpus(old + out, header)
     print(f"precision: drew {len(out)} sites from {len({r['file'] for r in picked})} files; "
           f"hunks in {args.hunks}")
+    return 0
+
+
+def write_reach(reports: str, files: list[str]) -> None:
+    """The reach lines of both corpora's files, from an audit's reach.tsv
+    (so that the check needs no whole-tree graph)."""
+    want = set(files)
+    with open(os.path.join(reports, "reach.tsv"), encoding="utf-8") as f:
+        lines = [ln for ln in f if ln.split("\t", 1)[0] in want]
+    with open(REACH, "w", encoding="utf-8") as f:
+        f.write(f"# reach lines of the corpus files, from {reports}/reach.tsv\n")
+        f.writelines(lines)
+
+
+def draw_recall(args: argparse.Namespace) -> int:
+    """Draw high-risk sites the rules leave alone, for the refusal review."""
+    old = read_corpus(RECALL)
+    have = {(r["file"], r["line"]) for r in old}
+    with open(os.path.join(args.reports, "sites.csv"), encoding="utf-8") as f:
+        rows = [r for r in csv.DictReader(f) if r["verdict"] in ("manual", "refused")
+                and r["risk"] == "high" and (r["file"], r["line"]) not in have]
+    rows.sort(key=lambda r: (r["file"], int(r["line"])))
+    picked = random.Random(args.seed).sample(rows, min(args.n, len(rows)))
+    picked.sort(key=lambda r: (r["file"], int(r["line"])))
+    os.makedirs(args.hunks, exist_ok=True)
+    out = []
+    for i, r in enumerate(picked, len(old)):
+        out.append({"file": r["file"], "line": r["line"], "function": r["function"],
+                    "primitive": r["primitive"], "verdict": f"{r['verdict']}: {r['reason']}",
+                    "risk": r["risk"], "class": "", "matters": "", "evidence": ""})
+        with open(os.path.join(args.hunks, f"recall-{i:03d}.txt"), "w", encoding="utf-8") as f:
+            f.write(f"SITE {i}: {r['file']}:{r['line']} {r['primitive']} in {r['function']}()\n"
+                    f"verdict: {r['verdict']}: {r['reason']}\nchain: {r['chain']}\n"
+                    f"must-not-fail kinds: {r['mnf_kinds'] or '-'}\n"
+                    f"hang risk: {r['risk']}: {r['risk_evidence']}\n")
+    header = (corpus_header(RECALL) if old else
+              "# Recall corpus: high-risk sites the rules leave alone, reviewed as a "
+              "maintainer would (class A local conversion, B caller plumbing, C "
+              "cancellation or lifetime work, D correct refusal, U cannot tell).  "
+              "make check-precision fails when a D site is converted.\n") + (
+        f"# Sites {len(old)}-{len(old) + len(out) - 1}: {len(out)} high-risk manual or "
+        f"refused sites drawn with random.Random({args.seed}).sample from {len(rows)} such "
+        f"sites of {args.reports}/sites.csv (sorted by file, line).\n")
+    write_corpus(old + out, header, RECALL, RECALL_FIELDS)
+    write_reach(args.reports, sorted({r["file"] for r in read_corpus() + old + out}))
+    print(f"precision: drew {len(out)} recall sites; briefs in {args.hunks}/recall-*.txt")
+    return 0
+
+
+def merge_recall(args: argparse.Namespace) -> int:
+    """Reviews as `SITE n | class | matters yes/no | evidence` lines."""
+    rows = read_corpus(RECALL)
+    n = 0
+    for path in args.reviews:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r"^\W*SITE\s+(\d+)\s*\|\s*([ABCDU])\s*\|\s*matters\s+(\w+)\s*\|"
+                             r"\s*(.*)$", line.strip())
+                if not m:
+                    continue
+                r = rows[int(m.group(1))]
+                r["class"], r["matters"] = m.group(2), m.group(3)
+                r["evidence"] = " ".join(m.group(4).split())
+                n += 1
+    write_corpus(rows, corpus_header(RECALL), RECALL, RECALL_FIELDS)
+    print(f"precision: merged {n} recall reviews")
     return 0
 
 
@@ -200,10 +285,11 @@ def merge(args: argparse.Namespace) -> int:
 
 
 def corpus_results(args: argparse.Namespace):
-    """The corpus, and what the rules say now of its sites."""
+    """The corpus, and what the rules say now of its sites (and of the
+    recall corpus's, in the same run)."""
     rows = read_corpus()
-    verdicts, hunks = site_results(args.kdir, sorted({r["file"] for r in rows}), REACH,
-                                   args.jobs)
+    files = {r["file"] for r in rows} | {r["file"] for r in read_corpus(RECALL)}
+    verdicts, hunks = site_results(args.kdir, sorted(files), REACH, args.jobs)
     return rows, verdicts, hunks
 
 
@@ -247,6 +333,13 @@ def check(args: argparse.Namespace) -> int:
             # Leaving a site alone never hurts precision; make update records it.
             print(f"note: {where}: now {v!r}")
         tally.check(where, not problems, "; ".join(problems), note=v)
+    for r in read_corpus(RECALL):
+        if r["class"] != "D":
+            continue
+        v = verdicts.get((r["file"], int(r["line"])), "(no report line)")
+        tally.check(f"recall D {r['file']}:{r['line']} {r['function']}() stays left alone",
+                    v != "converted", f"converted now; the review said: {r['evidence']}",
+                    note=v)
     return tally.finish()
 
 
@@ -258,22 +351,33 @@ def main() -> int:
     d = sub.add_parser("draw", help="draw sites for a new review")
     d.add_argument("--reports", required=True, help="an audit's reports/<tree> directory")
     d.add_argument("-n", type=int, default=150)
+    d.add_argument("--new-since", default="", metavar="SITES_CSV",
+                   help="draw only sites not convertible in this older sites.csv")
+    d.add_argument("--new-since-name", default="", help="how the header names that file")
     d.add_argument("--seed", type=int, default=20261204)
     d.add_argument("--hunks", default=os.path.join(TOP, "tests", "out", "precision"))
     d.add_argument("--append", action="store_true", help="keep the corpus, add new sites")
     m = sub.add_parser("merge", help="take reviews into the corpus")
     m.add_argument("reviews", nargs="+")
     sub.add_parser("update", help="take the rules' new verdicts; changed hunks need review")
+    dr = sub.add_parser("draw-recall", help="draw high-risk sites left alone for review")
+    dr.add_argument("--reports", required=True, help="an audit's reports/<tree> directory")
+    dr.add_argument("-n", type=int, default=60)
+    dr.add_argument("--seed", type=int, default=20261205)
+    dr.add_argument("--hunks", default=os.path.join(TOP, "tests", "out", "precision"))
+    mr = sub.add_parser("merge-recall", help="take refusal reviews into recall.tsv")
+    mr.add_argument("reviews", nargs="+")
     c = sub.add_parser("check", help="the recorded sites keep their reviewed verdicts")
     c.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     if not os.path.isdir(args.kdir):
         print(f"precision: {args.kdir}: no such directory (make deps)", file=sys.stderr)
         return 2
-    if args.cmd != "draw" and not os.path.exists(CORPUS):
+    if args.cmd not in ("draw", "draw-recall") and not os.path.exists(CORPUS):
         print(f"precision: {CORPUS}: no corpus (precision.py draw makes one)", file=sys.stderr)
         return 2
-    return {"draw": draw, "merge": merge, "update": update, "check": check}[args.cmd](args)
+    return {"draw": draw, "merge": merge, "update": update, "check": check,
+            "draw-recall": draw_recall, "merge-recall": merge_recall}[args.cmd](args)
 
 
 if __name__ == "__main__":

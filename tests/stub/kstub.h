@@ -243,6 +243,8 @@ static inline int __must_check signal_pending(struct task_struct *p)
 	(void)p;
 	return kt_fatal;
 }
+/* A kthread that accepts signals; the stub's fatal signal is global anyway. */
+static inline void allow_signal(int sig) { (void)sig; }
 static inline pid_t task_pid_nr(struct task_struct *t) { return t->pid; }
 
 /* ------------------------------------------------------------------ */

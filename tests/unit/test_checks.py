@@ -1026,3 +1026,202 @@ class TestBody(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestSignalContexts(VerdictCase):
+    """Kernel threads, work items and timers never have a fatal signal
+    pending (cocci/data/contexts.tsv): they are no must-not-fail roots, and
+    a caller that runs only there may drop the new error."""
+
+    HELPER = """
+        static int refresh(struct dev *d)
+        {
+        	mutex_lock(&d->lock);
+        	d->gen++;
+        	mutex_unlock(&d->lock);
+        	return 0;
+        }
+        """
+    IOCTL = """
+        static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+        {
+        	return refresh(f->private_data);
+        }
+        """
+
+    def test_work_item_caller_may_drop_the_result(self) -> None:
+        # A static work function, registered with INIT_WORK, drops it.
+        v = self.verdict(self.HELPER + """
+            static void refresh_work(struct work_struct *w)
+            {
+            	struct dev *d = container_of(w, struct dev, work);
+
+            	refresh(d);
+            }
+            static int foo_setup(struct dev *d)
+            {
+            	INIT_WORK(&d->work, refresh_work);
+            	return 0;
+            }
+            """ + self.IOCTL, "refresh")
+        self.assertEqual(v, "converted")
+
+    def test_release_caller_still_refuses(self) -> None:
+        v = self.verdict(self.HELPER + """
+            static int foo_release(struct inode *i, struct file *f)
+            {
+            	refresh(f->private_data);
+            	return 0;
+            }
+            """ + self.IOCTL, "refresh")
+        self.assertTrue(v.startswith("refused: also reachable from must-not-fail root release"),
+                        v)
+
+    def test_kthread_that_allows_sigkill_refuses(self) -> None:
+        # md_thread, jffs2_garbage_collect_thread: allow_signal(SIGKILL).
+        v = self.verdict(self.HELPER + """
+            static int gc_thread(void *data)
+            {
+            	allow_signal(SIGKILL);
+            	while (!kthread_should_stop())
+            		refresh(data);
+            	return 0;
+            }
+            static int foo_setup(struct dev *d)
+            {
+            	kthread_run(gc_thread, d, "gc");
+            	return 0;
+            }
+            """ + self.IOCTL, "refresh")
+        self.assertTrue("must-not-fail root kthread+signals" in v, v)
+
+    def test_plain_helper_of_a_kthread_must_check(self) -> None:
+        # The caller is a helper the kthread calls, not the kthread itself:
+        # in one file's view its callers are not all known, so it must
+        # check or pass the error on like any caller.
+        v = self.verdict(self.HELPER + """
+            void poll_once(struct dev *d)
+            {
+            	refresh(d);
+            }
+            static int poll_thread(void *data)
+            {
+            	while (!kthread_should_stop())
+            		poll_once(data);
+            	return 0;
+            }
+            static int foo_setup(struct dev *d)
+            {
+            	kthread_run(poll_thread, d, "poll");
+            	return 0;
+            }
+            """ + self.IOCTL, "refresh")
+        self.assertTrue(v.startswith("manual:"), v)
+
+    def test_graph_says_caller_runs_only_in_a_work_item(self) -> None:
+        # The same non-static helper, when the whole-tree graph says only
+        # a work item reaches it.
+        v = self.verdict(self.HELPER + """
+            void poll_once(struct dev *d)
+            {
+            	refresh(d);
+            }
+            """ + self.IOCTL, "refresh",
+                         reach="t.c\tpoll_once\tmnf:work\nt.c\trefresh\tioctl,mnf:work\n")
+        self.assertEqual(v, "converted")
+
+
+class TestContextsTable(unittest.TestCase):
+    def test_table(self) -> None:
+        from killable import data
+        ctx = data.load_contexts()
+        for kind in ("work", "kthread", "timer", "rcu", "tasklet", "irq"):
+            self.assertFalse(ctx.can_be_killed(kind), kind)
+        for kind in ("release", "flush", "remove", "module_exit", "kthread+signals",
+                     "a kind nobody wrote down"):
+            self.assertTrue(ctx.can_be_killed(kind), kind)
+        self.assertIn("allow_signal", ctx.accepting)
+
+    def test_malformed_line_names_itself(self) -> None:
+        from killable import data
+        with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as f:
+            f.write("context\twork\tmaybe\twhy\n")
+        self.addCleanup(os.unlink, f.name)
+        with self.assertRaisesRegex(ValueError, r":1: want context"):
+            data.load_contexts(f.name)
+
+
+class TestOwnCase(VerdictCase):
+    """In the sleeping function itself, only its own `case` of a switch
+    runs before the sleep (the caller walk knew this since 77d8adf)."""
+
+    def ioctl(self, case_a: str, before: str = "") -> str:
+        return self.verdict("""
+            static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+            {
+            	struct foo *foo = f->private_data;
+            	long ret = 0;
+            """ + before + """
+            	switch (cmd) {
+            	case FOO_KICK:
+            		queue_work(system_wq, &foo->work);
+            """ + case_a + """
+            	case FOO_READ:
+            		mutex_lock(&foo->lock);
+            		ret = foo->value;
+            		mutex_unlock(&foo->lock);
+            		break;
+            	default:
+            		ret = -ENOTTY;
+            	}
+            	return ret;
+            }
+            """, "foo_ioctl")
+
+    def test_other_case_that_breaks_is_not_before(self) -> None:
+        self.assertEqual(self.ioctl("\t\tbreak;\n"), "converted")
+
+    def test_other_case_that_returns(self) -> None:
+        self.assertEqual(self.ioctl("\t\treturn 0;\n"), "converted")
+
+    def test_block_that_may_fall_through(self) -> None:
+        # `{ ...; return 0; }` after a statement is an if's block, say: the
+        # case may still fall through.
+        v = self.ioctl("\t\tif (arg) { return 0; }\n")
+        self.assertTrue(v.startswith("manual: queue_work() is called"), v)
+
+    def test_fall_through_is_before(self) -> None:
+        v = self.ioctl("\t\tfallthrough;\n")
+        self.assertTrue(v.startswith("manual: queue_work() is called"), v)
+
+    def test_code_before_the_switch_still_counts(self) -> None:
+        v = self.ioctl("\t\tbreak;\n", before="\tfoo->busy = 1;\n")
+        self.assertTrue(v.startswith("manual: foo->busy is written"), v)
+
+
+class TestLocalWrites(VerdictCase):
+    """A call that writes only into the function's own object is nothing a
+    failure path must undo (local-writers.tsv)."""
+
+    def store(self, before: str) -> str:
+        return self.verdict("""
+            static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+            {
+            	struct foo *foo = f->private_data;
+            	struct foo_cmd cmd_buf;
+            	DECLARE_WAITQUEUE(wait, current);
+
+            """ + before + """
+            	mutex_lock(&foo->lock);
+            	foo->last = cmd_buf.op;
+            	mutex_unlock(&foo->lock);
+            	return 0;
+            }
+            """, "foo_ioctl")
+
+    def test_memset_of_a_local_struct(self) -> None:
+        self.assertEqual(self.store("\tmemset(&cmd_buf, 0, sizeof(cmd_buf));\n"), "converted")
+
+    def test_memset_of_shared_memory_is_a_store(self) -> None:
+        v = self.store("\tmemset(foo->buf, 0, sizeof(foo->buf));\n")
+        self.assertTrue(v.startswith("manual: memset() is called"), v)

@@ -44,6 +44,7 @@ from killable import agree, cli, data as tables, paths, spatch
 from killable import tree as kernel_tree
 from killable.paths import TOP as ROOT
 from killable.graph import callgraph
+from killable.scan import effects
 from killable.scan import csource
 from killable.verdicts import rules as killable_rules
 from killable.audit import report as report_audit
@@ -776,10 +777,16 @@ def audit(o: Options) -> dict:
     reach_of = {rel: by_file[rel] for rel in files if rel in by_file}
     res.by_file = by_file = None
 
-    # 3. spatch
+    # 3. spatch; the header summaries first, once (each spatch process
+    # reads them), and in the key: a header change can change a verdict.
+    os.environ["KILLABLE_CACHE"] = o.cache
+    try:
+        effects_table = os.path.basename(effects.ensure_table(kdir, o.cache))
+    except OSError:
+        effects_table = "none"
     opts = spatch.rule_options(cocci) or spatch.DEFAULT_OPTIONS
     key_base = "|".join([CACHE_FORMAT, rver, sver, " ".join(opts), str(o.timeout),
-                         " ".join(o.spflags)])
+                         " ".join(o.spflags), effects_table])
     cfg = RunConfig(kdir, o.spatch, cocci, reach_of, opts, o.timeout, o.spflags,
                     os.path.join(o.cache, "audit-cache", "spatch"), key_base,
                     "" if o.rules else combined_rules(o.cache, rver, kind="sites"),

@@ -126,7 +126,8 @@ def scanner_version(data_dir: str = reachability.DATA_DIR) -> str:
     """Hash of everything a scan result depends on besides the C file."""
     files = [csource.__file__, reachability.__file__,
              os.path.join(data_dir, "syscall-roots.tsv"),
-             os.path.join(data_dir, "must-not-fail-roots.tsv")]
+             os.path.join(data_dir, "must-not-fail-roots.tsv"),
+             os.path.join(data_dir, "contexts.tsv")]
     return (SCAN_FORMAT + hash_files(files))[:16]
 
 
@@ -186,7 +187,7 @@ def compact_facts(ff: csource.FileFacts, table: reachability.RootTable) -> dict:
     sys_roots = sorted({(r.func, r.kind, r.via, int(r.errptr))
                         for r in reachability.roots_in(ff, table.syscall)})
     mnf_roots = sorted({(r.func, r.kind, r.via, int(r.errptr))
-                        for r in reachability.roots_in(ff, table.mustnotfail)})
+                        for r in reachability.mustnotfail_roots(ff, table)})
     return {"functions": funcs, "refs": [list(r) for r in refs],
             "sys_roots": [list(r) for r in sys_roots],
             "mnf_roots": [list(r) for r in mnf_roots]}

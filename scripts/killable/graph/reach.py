@@ -99,6 +99,20 @@ def roots_in(facts: csource.FileFacts, rules: list[RootRule]) -> list[Root]:
     return out
 
 
+def mustnotfail_roots(facts: csource.FileFacts, table: RootTable) -> list[Root]:
+    """The must-not-fail roots of one file.  A root of a signal-free kind
+    (a kernel thread) whose own function accepts signals (calls
+    allow_signal(), contexts.tsv) is KIND+signals: it can be killed."""
+    out = roots_in(facts, table.mustnotfail)
+    ctx = table.contexts
+    for r in out:
+        fn = facts.functions.get(r.func)
+        if r.kind in ctx.signal_free and fn is not None and \
+                any(c.callee in ctx.accepting for c in fn.calls):
+            r.kind += "+signals"
+    return out
+
+
 @dataclass
 class Reach:
     """Per function: root kinds it is reachable from, with one shortest chain."""
@@ -225,7 +239,7 @@ def file_reach(facts: csource.FileFacts, table: RootTable) -> Reach:
              for name in names]
     reach = Reach()
     sys_roots = [r for r in roots_in(facts, table.syscall) if r.func in known]
-    mnf_roots = [r for r in roots_in(facts, table.mustnotfail) if r.func in known]
+    mnf_roots = [r for r in mustnotfail_roots(facts, table) if r.func in known]
     reach.errptr_roots = {r.func for r in sys_roots if r.errptr}
     reach.root_via = {r.func: r.via for r in sys_roots + mnf_roots}
     reach_from(sys_roots, names, edges, reach.syscall, reach.syscall_kinds)

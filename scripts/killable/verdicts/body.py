@@ -425,6 +425,75 @@ def loop_span(text: str, off: int) -> tuple[int, int]:
     return (head, end) if end > off else (-1, -1)
 
 
+CASE_LABEL = re.compile(r"\bcase\b[^;:]*:(?!:)|\bdefault\s*:(?!:)")
+JUMP_AT_END = re.compile(r"(?:\bbreak\s*;|\breturn\b[^;{}]*;|\bgoto\s+\w+\s*;|\bcontinue\s*;)$")
+
+
+def other_cases(text: str, off: int) -> tuple[int, int]:
+    """(start, end) of the code of the other cases of the switch before the
+    case that holds offset off, when none of it can run before off: the
+    code before our label ends in a jump (break, return, goto), so no case
+    falls through into ours.  (-1, -1) otherwise.  Code before the switch
+    statement still runs, and stays outside the span."""
+    labels = [m for m in CASE_LABEL.finditer(text, 0, off)
+              if block_still_open(text, m.end(), off)]
+    if not labels:
+        return (-1, -1)
+    kw = labels[-1].start()
+    # The switch's `{`: the first unmatched one before our label.
+    depth, i = 0, kw - 1
+    while i >= 0:
+        if text[i] == "}":
+            depth += 1
+        elif text[i] == "{":
+            if depth == 0:
+                break
+            depth -= 1
+        i -= 1
+    if i < 0 or not re.search(r"\bswitch\s*\([^;{}]*\)\s*$", text[max(0, i - 400):i]):
+        return (-1, -1)
+    prev = text[i + 1:kw].rstrip()
+    # Labels stacked on ours (`case A:\ncase B:`) are our entry too.
+    while True:
+        stacked = [m for m in CASE_LABEL.finditer(prev) if m.end() == len(prev)]
+        if not stacked:
+            break
+        prev = prev[:stacked[-1].start()].rstrip()
+    kw = i + 1 + len(prev)
+    if not prev.strip():
+        return (-1, -1)
+    code = prev
+    # `case A: { ...; break; }`: a block right after a label.
+    while code.endswith("}"):
+        j = matching_open(code, len(code) - 1)
+        if j < 0 or not code[:j].rstrip().endswith(":"):
+            return (-1, -1)
+        code = code[:-1].rstrip()
+    if not JUMP_AT_END.search(code):
+        return (-1, -1)
+    return (i + 1, kw)
+
+
+def matching_open(text: str, j: int) -> int:
+    """Index of the `{` that the `}` at j closes, or -1."""
+    depth = 0
+    for k in range(j, -1, -1):
+        if text[k] == "}":
+            depth += 1
+        elif text[k] == "{":
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def blank_span(text: str, start: int, end: int) -> str:
+    """text with [start, end) blanked, newlines kept (offsets stay)."""
+    if start < 0:
+        return text
+    return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
+
+
 def case_label_before(text: str, off: int) -> int:
     """Where the code after the `case X:` or `default:` label of the switch
     branch holding offset off begins, or -1: the last such label before off

@@ -76,7 +76,11 @@ def no_function(c: Context) -> str:
 
 
 def must_not_fail(c: Context) -> str:
+    """Reached from a root that cannot take an error, in a task that can
+    have a fatal signal pending (contexts.tsv): a kernel thread, a work
+    item or a timer never has one, and there the killable twin never fails."""
     sys_kinds, mnf_kinds, _, mnf_chain = c.classes
+    mnf_kinds = {k for k in mnf_kinds if c.k.tables.roots.contexts.can_be_killed(k)}
     if not mnf_kinds:
         return ""
     how = " -> ".join(mnf_chain) if mnf_chain else c.fn.name

@@ -169,12 +169,17 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     if exit_ is not None and exit_.at < floor:
         exit_ = None
     start = max(exit_.offset if exit_ else body.body_start(text), floor)
-    window = body.without_exit_branches(text[start:off])
+    # In a switch, the other cases' code is on other paths (cec_ioctl's
+    # `case A:` queues work; the lock in `case B:` never ran after it).
+    scope = body.blank_span(text, *body.other_cases(text, off))
+    window = body.without_exit_branches(scope[start:off])
     t = k.tables
     mine = body.local_objects(text) | {
         m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*(\w+)\s*\(", text[:off])
         if t.style_of(m.group(2)) == "alloc"}
     for name, at in body.calls_in(window):
+        if writes_only_mine(k, window, name, at, mine):
+            continue
         if not call_leaves_nothing(k, ff, name):
             return f"{name}() is called"
         if PARSER.match(name):
@@ -197,6 +202,24 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
         return why
     lhs = shared_store(window, mine)
     return f"{lhs} is written" if lhs else ""
+
+
+def writes_only_mine(k: "Rules", code: str, name: str, at: int, mine: set[str]) -> bool:
+    """A call that writes only into the function's own object, or declares
+    a new local (local-writers.tsv): memset(&cmd, ...) on a local struct,
+    INIT_LIST_HEAD(&list) on a local list, DECLARE_WAITQUEUE(wait, current)."""
+    argn = k.tables.local_writers.get(name)
+    if argn is None:
+        return False
+    if argn == 0:
+        return True
+    open_ = code.find("(", at)
+    args = csource.split_args(code[open_ + 1:csource.matching(code, open_, "(", ")")])
+    if len(args) < argn:
+        return False
+    target = re.match(r"^[&(\s]*(?:\([^()]*\)\s*)?(\w+)\s*\)?\s*(?:\[[^\]]*\])?$",
+                      args[argn - 1].strip())
+    return bool(target) and target.group(1) in mine
 
 
 def call_leaves_nothing(k: "Rules", ff: csource.FileFacts, name: str) -> bool:
@@ -370,14 +393,31 @@ def root_member_problem(k: "Rules", path: str, name: str,
     return ""
 
 
-def root_callers_problem(k: "Rules", ff: csource.FileFacts, f: csource.Function) -> str:
+def signal_free_caller(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
+                       reach: reachability.Reach) -> bool:
+    """A caller that runs only in kernel threads, work items, timers, ...
+    (Rules.signal_free_only): the callee's killable sleep never fails
+    there, so it may drop the result.  Its callers must all be known: the
+    whole-tree graph saw them, or (in one file's view) it is a static
+    kernel thread, work or timer function itself, which only its framework
+    calls; and its address is taken only where that makes it a root."""
+    if caller.name in ff.address_taken and caller.name not in reach.root_via:
+        return False
+    if k.external is None and not (caller.is_static and
+                                   reach.mnf.get(caller.name) == [caller.name]):
+        return False
+    return k.signal_free_only(ff.path, caller.name, reach)
+
+
+def root_callers_problem(k: "Rules", ff: csource.FileFacts, f: csource.Function,
+                         reach: reachability.Reach) -> str:
     """A root that its own file also calls directly: those callers must
     handle the error too (gpio_mockup_get is gpio_chip.get, and
     gpio_mockup_debugfs_read() prints its result as the line's value).
     Nothing is plumbed here: a caller that does not pass the error on or
     check it makes the site manual."""
     for caller, call in callers(ff, f.name):
-        if call.use == "returned":
+        if call.use == "returned" or signal_free_caller(k, ff, caller, reach):
             continue
         if call.use.startswith("assigned:") and result_checked(k, ff, caller, call):
             continue
@@ -408,7 +448,7 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
             # table there): what makes it one must hold, and its direct
             # callers here still count.
             why = root_member_problem(k, ff.path, f.name, reach) or \
-                root_callers_problem(k, ff, f)
+                root_callers_problem(k, ff, f, reach)
             if why:
                 return why
             continue
@@ -427,6 +467,8 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
         if not found and k.external is not None:
             continue
         for caller, call in found:
+            if signal_free_caller(k, ff, caller, reach):
+                continue        # the twin never fails there
             why = effects_before_call(k, ff, caller, call)
             if why:
                 return f"{caller.name}(): {why} before it calls {f.name}(); the new error would not undo it"

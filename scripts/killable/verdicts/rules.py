@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from killable.data import Primitive
 from killable.graph import reach as reachability
-from killable.scan import csource
+from killable.scan import csource, effects
 from killable.verdicts import body, checks
 from killable.verdicts.tables import RET_NAMES, Tables  # noqa: F401
 
@@ -64,6 +64,7 @@ class Rules:
         self.printed: set[tuple[str, str, str]] = set()
         self.plan: dict[str, set[tuple[str, str]]] = {}
         self.pure_helpers: dict[tuple[str, str], bool] = {}
+        self.header_effects: dict[str, frozenset[str]] = {}
         self.fails: set[tuple[str, str]] = set()
         self.labels: dict[tuple[str, str, str], tuple[int, str]] = {}
         self.external: dict[str, dict[str, set[str]]] | None = None
@@ -362,7 +363,9 @@ class Rules:
         if self.tables.is_pure(name):
             return True
         fn = ff.functions.get(name)
-        if fn is None or not fn.is_static or depth > 3:
+        if fn is None:
+            return self.header_pure(ff.path, name)
+        if not fn.is_static or depth > 3:
             return False
         key = (ff.path, name)
         if key not in self.pure_helpers:
@@ -372,6 +375,20 @@ class Rules:
             self.pure_helpers[key] = not body.stores_in(inner) and all(
                 self.is_pure_call(ff, callee, depth + 1) for callee, _ in body.calls_in(inner))
         return self.pure_helpers[key]
+
+    def header_pure(self, path: str, name: str) -> bool:
+        """A macro or static inline of the file's tree's headers that only
+        reads (killable.scan.effects, cached per tree)."""
+        tree = self.tree_of(path)
+        if not tree:
+            return False
+        if tree not in self.header_effects:
+            try:
+                table = effects.load_table(effects.ensure_table(tree, effects.cache_dir()))
+            except OSError:
+                table = frozenset()     # no cache to write: the tables alone
+            self.header_effects[tree] = table
+        return name in self.header_effects[tree]
 
     def label_returns_error(self, g, lbl: str) -> bool:
         """The code at lbl only releases and then returns what it was given:
@@ -474,6 +491,17 @@ class Rules:
             elif c and ":" not in c and c != "root":
                 sys_kinds.add(c)
         return sys_kinds, mnf_kinds, chain, mnf_chain
+
+    def signal_free_only(self, path: str, func: str, reach: reachability.Reach) -> bool:
+        """Whether func runs only where no fatal signal can be pending: no
+        system call reaches it, and every must-not-fail root that does is
+        a kernel thread, a work item, a timer, ... (contexts.tsv).  A
+        killable sleep never fails there, so such a caller may drop the
+        result."""
+        sys_kinds, mnf_kinds, _, _ = self.classes(path, func, reach)
+        ctx = self.tables.roots.contexts
+        return not sys_kinds and bool(mnf_kinds) and \
+            not any(ctx.can_be_killed(k) for k in mnf_kinds)
 
     def source_lines(self, path: str) -> list[str]:
         with open(self.source(path), encoding="utf-8", errors="replace") as f:

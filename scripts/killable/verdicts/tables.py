@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 from killable.data import (Family, Primitive, ReturnTypes, load_acquires, load_families,
-                           load_primitives, load_return_types, load_root_tables,
+                           load_local_writers, load_primitives, load_return_types,
+                           load_root_tables,
                            load_side_effect_free, load_unchecked_members,
                            load_untyped_root_members)
 
@@ -42,6 +43,7 @@ class Tables:
         self.pure_names, self.pure_patterns = load_side_effect_free()
         self.untyped_members, self.untyped_patterns = load_untyped_root_members()
         self.unchecked_members = load_unchecked_members()
+        self.local_writers = load_local_writers()
 
     def is_acquire(self, name: str) -> bool:
         if name in self.acquires:

@@ -1,10 +1,11 @@
 /*
- * mutex_work_item_refused: a work function registered with INIT_WORK
+ * mutex_work_item_not_syscall: a work function registered with INIT_WORK
  * takes the mutex; the ioctl only queues the work.  Work items run in a
- * kworker with no syscall to fail.
+ * kworker: no syscall to fail, and no signal to fail with.
  *
- * Expect: no change in stat_work_fn(); report `refused: reachable from
- * must-not-fail root work (...)`.  The ioctl has no sleep.
+ * Expect: no change in stat_work_fn(); report `not on a syscall path`: a
+ * work never has a fatal signal pending, so it is no must-not-fail root
+ * either (cocci/data/contexts.tsv).  The ioctl has no sleep.
  */
 // setup: stat_setup()
 // entry: stat_ioctl(&kt_file, STAT_KICK, 0)

@@ -1,9 +1,11 @@
 /*
- * semaphore_kthread_refused: a kthread started by kthread_run() polls the
- * device under the semaphore.  A kthread has no syscall to fail.
+ * semaphore_kthread_not_syscall: a kthread started by kthread_run() polls the
+ * device under the semaphore.  A kthread has no syscall to fail
+ * and no signal to fail with.
  *
- * Expect: no change; report `refused: reachable from must-not-fail root
- * kthread (...)`.
+ * Expect: no change; report `not on a syscall path`: a kthread never has
+ * a fatal signal pending, so it is no must-not-fail root either
+ * (cocci/data/contexts.tsv).
  */
 // harness: compile-only
 #include <linux/kthread.h>

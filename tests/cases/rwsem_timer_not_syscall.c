@@ -1,11 +1,12 @@
 /*
- * rwsem_timer_refused: a timer callback (timer_setup) calls a helper that
+ * rwsem_timer_not_syscall: a timer callback (timer_setup) calls a helper that
  * takes down_read(); timers cannot sleep at all, and certainly cannot
  * fail a syscall.  (The fixture is about the root, not about sleeping in
  * atomic context.)
  *
- * Expect: no change; report `refused: reachable from must-not-fail root
- * timer (...)`.
+ * Expect: no change; report `not on a syscall path`: a timer never has a
+ * fatal signal pending, so it is no must-not-fail root either
+ * (cocci/data/contexts.tsv).
  */
 // harness: compile-only
 #include <linux/module.h>

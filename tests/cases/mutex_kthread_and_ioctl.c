@@ -1,9 +1,12 @@
 /*
- * mutex_kthread_and_ioctl_refused: `sensor_refresh()` is called from the
- * ioctl and from a kthread's loop.  The kthread path must not fail.
+ * mutex_kthread_and_ioctl: `sensor_refresh()` is called from the ioctl and
+ * from a kthread's loop, which drops its result.  A kthread never has a
+ * fatal signal pending (cocci/data/contexts.tsv), so there the killable
+ * lock never fails and dropping the result loses nothing; the ioctl
+ * returns it.
  *
- * Expect: no change; report `refused: also reachable from must-not-fail
- * root kthread (...)`.
+ * Expect: `if (mutex_lock_killable(&s->lock)) return -EINTR;` in
+ * sensor_refresh(); sensor_thread() unchanged; report `converted`.
  */
 // setup: kt_file.private_data = &sn0
 // entry: sn_ioctl(&kt_file, SN_REFRESH, 0)

@@ -1,10 +1,12 @@
 /*
- * completion_kthread_refused: a kthread waits for work with
+ * completion_kthread_not_syscall: a kthread waits for work with
  * wait_for_completion() in its main loop.  Kthreads get no fatal signals
- * from user space and have no syscall to fail.
+ * (they ignore signals unless they call allow_signal()) and have no
+ * syscall to fail.
  *
- * Expect: no change; report `refused: reachable from must-not-fail root
- * kthread (...)`.
+ * Expect: no change; report `not on a syscall path`: a kthread never has
+ * a fatal signal pending, so it is no must-not-fail root either
+ * (cocci/data/contexts.tsv).
  */
 // harness: compile-only
 #include <linux/completion.h>

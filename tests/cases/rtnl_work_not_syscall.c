@@ -1,9 +1,10 @@
 /*
- * rtnl_work_refused: a delayed work item (INIT_DELAYED_WORK) re-checks the
+ * rtnl_work_not_syscall: a delayed work item (INIT_DELAYED_WORK) re-checks the
  * link under rtnl_lock(); an ioctl queues it.
  *
- * Expect: no change; report `refused: reachable from must-not-fail root
- * work (...)`.  The ioctl has no sleep of its own.
+ * Expect: no change; report `not on a syscall path`: a work never has
+ * a fatal signal pending, so it is no must-not-fail root either
+ * (cocci/data/contexts.tsv).  The ioctl has no sleep of its own.
  */
 // setup: wd_setup()
 // entry: wd_ioctl(&kt_file, WD_KICK, 0)

@@ -1,0 +1,91 @@
+"""Unit tests of killable/scan/effects.py: which header names only read."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "scripts"))
+from killable.scan import effects  # noqa: E402
+
+HEADER = r"""
+#define rcu_dereference(p) (p)
+#define __KDIV(n, d) (((n) + (d) - 1) / (d))
+#define KDIV_ROUND_UP __KDIV
+#define kx_first_entry(ptr, type, member) \
+	container_of((ptr)->next, type, member)
+#define kx_set_flag(p) ((p)->flags |= 1)
+#define kx_max(a, b) ({ typeof(a) __a = (a); typeof(b) __b = (b); __a > __b ? __a : __b; })
+#define kx_bump(p) do { (p)->count++; } while (0)
+
+static inline struct kx_dev *kx_dev_of(struct device *d)
+{
+	return container_of(d, struct kx_dev, dev);
+}
+
+static inline void *kx_generic(const struct kx_net *net, unsigned int id)
+{
+	void *ptr;
+
+	rcu_read_lock();
+	ptr = rcu_dereference(net->gen)->ptr[id];
+	rcu_read_unlock();
+	return ptr;
+}
+
+static inline void kx_store(struct kx_dev *d, int v)
+{
+	d->value = v;
+}
+
+static inline int kx_calls_store(struct kx_dev *d)
+{
+	kx_store(d, 1);
+	return 0;
+}
+
+#ifdef CONFIG_KX
+int kx_real(struct kx_dev *d);
+#else
+static inline int kx_real(struct kx_dev *d) { return 0; }
+#endif
+"""
+
+
+class TestSummaries(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        os.makedirs(os.path.join(self.tmp.name, "include", "linux"))
+        with open(os.path.join(self.tmp.name, "include", "linux", "kx.h"), "w") as f:
+            f.write(textwrap.dedent(HEADER))
+        self.pure = effects.summarize(self.tmp.name, effects.header_paths(self.tmp.name))
+
+    def test_arithmetic_accessors_and_aliases_only_read(self) -> None:
+        for name in ("__KDIV", "KDIV_ROUND_UP", "kx_first_entry", "kx_max", "kx_dev_of"):
+            self.assertIn(name, self.pure)
+
+    def test_a_lock_released_in_the_same_body_holds_nothing(self) -> None:
+        self.assertIn("kx_generic", self.pure)
+
+    def test_stores_and_what_calls_them_are_effects(self) -> None:
+        for name in ("kx_set_flag", "kx_bump", "kx_store", "kx_calls_store"):
+            self.assertNotIn(name, self.pure)
+
+    def test_the_stub_of_a_declared_function_says_nothing(self) -> None:
+        # The other configuration's kx_real() is a real function in a .c file.
+        self.assertNotIn("kx_real", self.pure)
+
+    def test_table_is_cached_and_read_back(self) -> None:
+        cache = os.path.join(self.tmp.name, "cache")
+        path = effects.ensure_table(self.tmp.name, cache)
+        self.assertEqual(effects.ensure_table(self.tmp.name, cache), path)
+        self.assertEqual(effects.load_table(path), frozenset(self.pure))
+
+
+if __name__ == "__main__":
+    unittest.main()
