@@ -1225,3 +1225,27 @@ class TestLocalWrites(VerdictCase):
     def test_memset_of_shared_memory_is_a_store(self) -> None:
         v = self.store("\tmemset(foo->buf, 0, sizeof(foo->buf));\n")
         self.assertTrue(v.startswith("manual: memset() is called"), v)
+
+
+class TestRootCalledOutside(VerdictCase):
+    def test_root_other_files_call_directly(self) -> None:
+        # ubifs_getattr is inode_operations.getattr, and ubifs_symlink_getattr()
+        # in another file calls it and drops the result.
+        code = """
+            int foo_getattr(struct inode *inode)
+            {
+            	struct foo *foo = inode->i_private;
+
+            	mutex_lock(&foo->lock);
+            	foo->seen++;
+            	mutex_unlock(&foo->lock);
+            	return 0;
+            }
+            """
+        alone = self.verdict(code, "foo_getattr",
+                             reach="t.c\tfoo_getattr\tvfs,root,via:inode_operations.getattr\n")
+        self.assertEqual(alone, "converted")
+        v = self.verdict(code, "foo_getattr",
+                         reach="t.c\tfoo_getattr\tvfs,root,via:inode_operations.getattr,"
+                               "xcallers:1:fs/foo/file.c:foo_symlink_getattr\n")
+        self.assertTrue(v.startswith("manual: the root foo_getattr() is also called directly"), v)

@@ -1123,7 +1123,8 @@ def extra_classes(res: Result, nid: int, callers: CrossCallers) -> list[str]:
       ptrhops:N              the fewest calls through pointers from a root
       xcallers:N:FILE:FUNC   callers in other files, and one of them
       stored:TYPE.MEMBER     the address is stored in a member that is no root
-      root                   a root itself (its caller is the system call)
+      root                   a root itself (its caller is the system call; its
+                             direct callers in other files are still named)
       via:TYPE.MEMBER        how it is a root (an ops member, a macro)
     """
     g = res.graph
@@ -1132,11 +1133,11 @@ def extra_classes(res: Result, nid: int, callers: CrossCallers) -> list[str]:
     if hops > 0:
         out.append(f"ptrhops:{hops}")
     if nid in g.root_via:
-        return out + ["root", f"via:{g.root_via[nid]}"]
+        out += ["root", f"via:{g.root_via[nid]}"]
     if callers.count[nid]:
         first = callers.first[nid]
         out.append(f"xcallers:{callers.count[nid]}:{g.files[first]}:{g.funcs[first]}")
-    if nid in g.stored_in:
+    if nid in g.stored_in and nid not in g.root_via:
         out.append(f"stored:{g.stored_in[nid]}")
     return out
 

@@ -287,6 +287,38 @@ def static_callee_without_errno(c: Context, name: str, depth: int) -> bool:
     return not returns_errno(c, callee, depth + 1)
 
 
+def released_later(c: Context) -> str:
+    """Something a call the tables do not know took before the sleep, and
+    that the function releases after it, is held at the sleep: the
+    function's own later exits are the oracle (raw_setsockopt():
+    `filter = memdup_sockptr(...)` before rtnl_lock(), `kfree(filter)` on
+    the exits after it; a bare return at the lock would leak it)."""
+    text, offs = c.calls
+    start = body.body_start(text)
+    t = c.k.tables
+    for off in offs:
+        before = text[start:off]
+        taken: dict[str, tuple[str, int]] = {}
+        for m in re.finditer(r"\b(\w+)\s*=\s*([A-Za-z_]\w*)\s*\(", before):
+            taken[m.group(1)] = (m.group(2), m.end())
+        after = text[off:]
+        for name, at in body.calls_in(after):
+            if not t.is_release(name):
+                continue
+            arg = first_arg(after, at)
+            if arg not in taken:
+                continue
+            src, end = taken[arg]
+            if t.is_acquire(src) or c.k.is_pure_call(c.ff, src) or src in t.prims:
+                continue        # the shapes undo a known acquisition; a getter takes nothing
+            if re.search(r"\b\w+\s*\(\s*&?\s*%s\s*[,)]" % re.escape(arg), before[end:]) and \
+                    any(t.is_release(n) for n, _ in body.calls_in(before[end:])):
+                continue        # released again before the sleep
+            return (f"manual: {c.where(off)}{arg} from {src}() is released after the sleep "
+                    f"({name}()), so it is held there; an early return would leak it")
+    return ""
+
+
 def effects_before_sleep(c: Context) -> str:
     """Between the nearest earlier exit and the sleep, the function may only
     read: a call that might take something, or a write to shared state,
@@ -369,6 +401,7 @@ CHECKS: list[Check] = [
     handoff,
     seq_stop_releases,
     not_polling,
+    released_later,
     effects_before_sleep,
     callers_lose_error,
 ]

@@ -393,6 +393,19 @@ def root_member_problem(k: "Rules", path: str, name: str,
     return ""
 
 
+def root_called_outside(classes: set[str], name: str) -> str:
+    """A root that other files also call directly: those callers must
+    handle the error too, and no one checked them (ubifs_getattr is
+    inode_operations.getattr, and ubifs_symlink_getattr() in file.c calls
+    it and drops the result)."""
+    for cls in sorted(classes):
+        if cls.startswith("xcallers:"):
+            _, n, path, func = (cls.split(":", 3) + ["", "", ""])[:4]
+            return (f"the root {name}() is also called directly by {n} function(s) in other "
+                    f"files ({func}() in {path}); their handling of the result is not checked")
+    return ""
+
+
 def signal_free_caller(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
                        reach: reachability.Reach) -> bool:
     """A caller that runs only in kernel threads, work items, timers, ...
@@ -448,7 +461,7 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
             # table there): what makes it one must hold, and its direct
             # callers here still count.
             why = root_member_problem(k, ff.path, f.name, reach) or \
-                root_callers_problem(k, ff, f, reach)
+                root_callers_problem(k, ff, f, reach) or root_called_outside(outside, f.name)
             if why:
                 return why
             continue
