@@ -51,6 +51,27 @@ def split_diff(diff: str) -> dict[str, str]:
     return out
 
 
+# An added `if (...)` (or `else`) and the added statement right under it.
+ADDED_IF = re.compile(r"^\+(\s*)(?:if\s*\(.*\)|else|else\s+if\s*\(.*\))\s*$")
+
+
+def fix_indent(diff: str) -> str:
+    """spatch indents a statement it adds under an added `if (...)` at the
+    `if`'s own depth where the function indents its `case` bodies one tab
+    deeper than kernel style (mwave_ioctl: `if (mutex_lock_killable(...))`
+    and `return -EINTR;` at three tabs both).  Such a line gets the tab it
+    lacks; hunk line counts do not change."""
+    lines = diff.split("\n")
+    for i in range(len(lines) - 1):
+        m = ADDED_IF.match(lines[i])
+        nxt = lines[i + 1]
+        if m and nxt.startswith("+") and not nxt[1:].lstrip().startswith("{"):
+            body = re.match(r"^\+(\s*)", nxt).group(1)
+            if body == m.group(1):
+                lines[i + 1] = "+" + m.group(1) + "\t" + nxt[1 + len(body):]
+    return "\n".join(lines)
+
+
 def covered_lines(diff: str) -> set[int]:
     lines: set[int] = set()
     for m in HUNK_RE.finditer(diff):

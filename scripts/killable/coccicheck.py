@@ -197,6 +197,8 @@ def main() -> int:
         text = text + "\n" if text else ""
     else:
         text = "".join(chunks)
+        if args.mode == "patch":
+            text = agree.fix_indent(text)
     if args.out:
         d = os.path.dirname(os.path.abspath(args.out))
         fd, tmp = tempfile.mkstemp(dir=d, prefix=".coccicheck.")

@@ -36,6 +36,17 @@ class TestAgree(unittest.TestCase):
                          "control-flow)")
         self.assertEqual(agree.downgrade("manual: x", 9, res), "manual: x")
 
+    def test_fix_indent(self) -> None:
+        # mwave_ioctl's case bodies sit one tab deeper than kernel style;
+        # spatch put the added return at its if's depth.
+        bad = ("@@ -140,1 +140,2 @@\n-\t\t\tmutex_lock(&m);\n"
+               "+\t\t\tif (mutex_lock_killable(&m))\n+\t\t\treturn -EINTR;\n")
+        self.assertEqual(agree.fix_indent(bad),
+                         bad.replace("+\t\t\treturn", "+\t\t\t\treturn"))
+        good = ("+\tif (mutex_lock_killable(&m))\n+\t\treturn -EINTR;\n"
+                "+\tif (ret) {\n+\tx();\n")
+        self.assertEqual(agree.fix_indent(good), good.replace("+\tx();", "+\tx();"))
+
     def test_org_line_round_trip(self) -> None:
         # Org mode's TODO lines are sites too: agree_report rewrites them in
         # their own format (it read report lines only, so org mode kept a

@@ -87,13 +87,13 @@ def body_start(text: str) -> int:
     return i + 1 if i >= 0 else 0
 
 
-def matching_back(text: str, j: int) -> int:
-    """Index of the `(` that the `)` at j closes, or -1."""
+def matching_back(text: str, j: int, open_c: str = "(", close_c: str = ")") -> int:
+    """Index of the `(` (open_c) that the `)` (close_c) at j closes, or -1."""
     depth = 0
     for k in range(j, -1, -1):
-        if text[k] == ")":
+        if text[k] == close_c:
             depth += 1
-        elif text[k] == "(":
+        elif text[k] == open_c:
             depth -= 1
             if depth == 0:
                 return k
@@ -465,26 +465,13 @@ def other_cases(text: str, off: int) -> tuple[int, int]:
     code = prev
     # `case A: { ...; break; }`: a block right after a label.
     while code.endswith("}"):
-        j = matching_open(code, len(code) - 1)
+        j = matching_back(code, len(code) - 1, "{", "}")
         if j < 0 or not code[:j].rstrip().endswith(":"):
             return (-1, -1)
         code = code[:-1].rstrip()
     if not JUMP_AT_END.search(code):
         return (-1, -1)
     return (i + 1, kw)
-
-
-def matching_open(text: str, j: int) -> int:
-    """Index of the `{` that the `}` at j closes, or -1."""
-    depth = 0
-    for k in range(j, -1, -1):
-        if text[k] == "}":
-            depth += 1
-        elif text[k] == "{":
-            depth -= 1
-            if depth == 0:
-                return k
-    return -1
 
 
 def blank_span(text: str, start: int, end: int) -> str:

@@ -287,6 +287,12 @@ def static_callee_without_errno(c: Context, name: str, depth: int) -> bool:
     return not returns_errno(c, callee, depth + 1)
 
 
+# Calls whose names read as releases but move data (put_user).
+NOT_RELEASES = re.compile(r"^(?:__)?(?:put_user|put_unaligned\w*)$")
+# Calls that take a reference or a hold on their first argument.
+TAKES = re.compile(r"(?:get|take|hold|grab|lock|ref)")
+
+
 def released_later(c: Context) -> str:
     """Something a call the tables do not know took before the sleep, and
     that the function releases after it, is held at the sleep: the
@@ -300,10 +306,11 @@ def released_later(c: Context) -> str:
         before = text[start:off]
         taken: dict[str, tuple[str, int]] = {}
         for m in re.finditer(r"\b(\w+)\s*=\s*([A-Za-z_]\w*)\s*\(", before):
-            taken[m.group(1)] = (m.group(2), m.end())
+            if m.group(2) not in body.KEYWORDS:
+                taken[m.group(1)] = (m.group(2), m.end())
         after = text[off:]
         for name, at in body.calls_in(after):
-            if not t.is_release(name):
+            if not t.is_release(name) or NOT_RELEASES.match(name):
                 continue
             arg = first_arg(after, at)
             if arg not in taken:
@@ -311,9 +318,14 @@ def released_later(c: Context) -> str:
             src, end = taken[arg]
             if t.is_acquire(src) or c.k.is_pure_call(c.ff, src) or src in t.prims:
                 continue        # the shapes undo a known acquisition; a getter takes nothing
-            if re.search(r"\b\w+\s*\(\s*&?\s*%s\s*[,)]" % re.escape(arg), before[end:]) and \
-                    any(t.is_release(n) for n, _ in body.calls_in(before[end:])):
-                continue        # released again before the sleep
+            between = before[end:]
+            if re.search(r"\bgoto\s+\w+\s*;", between) or \
+                    any(t.is_release(n) and first_arg(between, a) == arg
+                        for n, a in body.calls_in(between)):
+                continue        # an exit after it already unwinds to a label; or released
+            if any(first_arg(after, a) == arg and (t.is_acquire(n) or TAKES.search(n))
+                   for n, a in body.calls_in(after[:at])):
+                continue        # what is released was taken after the sleep
             return (f"manual: {c.where(off)}{arg} from {src}() is released after the sleep "
                     f"({name}()), so it is held there; an early return would leak it")
     return ""
