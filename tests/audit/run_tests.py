@@ -245,6 +245,31 @@ def test_graph_tiny(ctx: Ctx) -> None:
           f"new call not followed {res4.lookup('drivers/foo/bar.c', 'foo_wait')}")
 
 
+def test_graph_root_callers(ctx: Ctx) -> None:
+    """A root's direct callers in other kernel files are named (xcallers:,
+    which the verdicts check: ubifs_symlink_getattr() drops
+    ubifs_getattr()'s result); a user-space program under tools/ calling a
+    function of the same name is no caller (a selftest's sys_pkey_alloc)."""
+    kdir = os.path.join(ctx.tmp, "rootcallers")
+    files = {
+        "Makefile": "VERSION = 6\nPATCHLEVEL = 1\n",
+        "include/linux/fs.h": "struct file_operations { int (*read)(void); };\n",
+        "drivers/foo/a.c": ("int foo_read(void)\n{\n\treturn 0;\n}\n\n"
+                            "static const struct file_operations foo_fops = {\n"
+                            "\t.read = foo_read,\n};\n"),
+        "drivers/foo/b.c": "int foo_again(void)\n{\n\tfoo_read();\n\treturn 0;\n}\n",
+        "tools/testing/selftests/foo/t.c": "int main(void)\n{\n\treturn foo_read();\n}\n",
+    }
+    for rel, text in files.items():
+        os.makedirs(os.path.dirname(os.path.join(kdir, rel)), exist_ok=True)
+        with open(os.path.join(kdir, rel), "w") as f:
+            f.write(text)
+    res = callgraph.compute(kdir, os.path.join(ctx.tmp, "rootcallers-cache"), 1)
+    line = [ln for ln in callgraph.reach_lines(res) if ln.split("\t")[1] == "foo_read"]
+    expect(line and "root" in line[0] and "xcallers:1:drivers/foo/b.c:foo_again" in line[0],
+           f"foo_read's reach line {line}")
+
+
 def test_graph_memory_whole_tree(ctx: Ctx) -> None:
     """Building the whole tree's graph from the per-file scan cache (what a
     first `make audit` does before spatch) stays under 600 MiB: it took
