@@ -43,6 +43,13 @@ def make_coccicheck(kdir: str, sub: str, mode: str, jobs: int) -> subprocess.Com
                           stdin=subprocess.DEVNULL)
 
 
+def timed_out(stderr: str) -> list[str]:
+    """spatch's timeout lines (coccicheck prefixes each with its rule file,
+    whose name may itself hold the word: schedule_timeout.cocci)."""
+    return [ln for ln in stderr.splitlines()
+            if re.search(r"(?i)\btimeout\b", re.sub(r"^[\w.-]+\.cocci: ", "", ln))]
+
+
 def converted_sites(out: str) -> set[tuple[str, int]]:
     """(file, line) of every `converted` site of a report or org output."""
     return {(r.file, r.line) for r in map(spatch.parse_site_line, out.splitlines())
@@ -97,9 +104,9 @@ def main() -> int:
                 if proc.returncode:
                     problems.append(f"make coccicheck exited {proc.returncode}: "
                                     + proc.stderr.strip()[-800:])
-                if "timeout" in proc.stderr.lower():
-                    problems.append("a file timed out: " + next(
-                        ln for ln in proc.stderr.splitlines() if "timeout" in ln.lower()))
+                timeouts = timed_out(proc.stderr)
+                if timeouts:
+                    problems.append("a file timed out: " + timeouts[0])
                 problems += check_output(mode, proc.stdout, counts)
                 if mode == "patch" and proc.stdout.strip():
                     patch = os.path.join(tmp, sub.replace("/", "_") + ".patch")
