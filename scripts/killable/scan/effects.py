@@ -31,6 +31,10 @@ from killable.paths import DATA_DIR
 from killable.scan import csource
 
 SUMMARY_FORMAT = "2"
+# Tables kept in the cache: the kernel cache's, the test trees' (the test
+# kernels' clones, small trees of the CLI tests) and a user's own; one
+# ~1 MB file a tree, and the whole tree's takes minutes to remake.
+KEEP_TABLES = 24
 DEFINE_RE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)((?:[^\n]*\\\n)*[^\n]*)",
                        re.M)
 # `#define cpu_to_le16 __cpu_to_le16`: another name for a function-like macro.
@@ -225,7 +229,7 @@ def ensure_table(kdir: str, cache: str) -> str:
     os.replace(tmp, path)
     tables = sorted((os.path.join(d, f) for f in os.listdir(d) if f.endswith(".txt")),
                     key=os.path.getmtime, reverse=True)
-    for old in tables[4:]:
+    for old in tables[KEEP_TABLES:]:
         try:
             os.unlink(old)      # other trees' or older scanners' tables
         except OSError:
