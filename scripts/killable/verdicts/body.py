@@ -100,6 +100,20 @@ def matching_back(text: str, j: int, open_c: str = "(", close_c: str = ")") -> i
     return -1
 
 
+def open_brace_before(text: str, pos: int) -> int:
+    """Index of the `{` of the block that holds pos (the first unmatched
+    one before it), or -1."""
+    depth = 0
+    for i in range(pos - 1, -1, -1):
+        if text[i] == "}":
+            depth += 1
+        elif text[i] == "{":
+            if depth == 0:
+                return i
+            depth -= 1
+    return -1
+
+
 def guard_of(text: str, start: int) -> tuple[int, str]:
     """The `if (...)` that guards the statement at start, as (offset of the
     `if`, its condition), or (-1, "").  Both `if (c) stmt;` and
@@ -108,17 +122,8 @@ def guard_of(text: str, start: int) -> tuple[int, str]:
     if before.endswith(")"):
         j = len(before) - 1
     else:
-        depth = 0
-        i = start
-        while i > 0:
-            i -= 1
-            if text[i] == "}":
-                depth += 1
-            elif text[i] == "{":
-                if depth == 0:
-                    break
-                depth -= 1
-        else:
+        i = open_brace_before(text, start)
+        if i < 0:
             return -1, ""
         j = len(text[:i].rstrip()) - 1
         if j < 0 or text[j] != ")":
@@ -440,16 +445,7 @@ def other_cases(text: str, off: int) -> tuple[int, int]:
     if not labels:
         return (-1, -1)
     kw = labels[-1].start()
-    # The switch's `{`: the first unmatched one before our label.
-    depth, i = 0, kw - 1
-    while i >= 0:
-        if text[i] == "}":
-            depth += 1
-        elif text[i] == "{":
-            if depth == 0:
-                break
-            depth -= 1
-        i -= 1
+    i = open_brace_before(text, kw)     # the switch's `{`
     if i < 0 or not re.search(r"\bswitch\s*\([^;{}]*\)\s*$", text[max(0, i - 400):i]):
         return (-1, -1)
     prev = text[i + 1:kw].rstrip()
