@@ -173,7 +173,7 @@ def main() -> int:
                f"J={args.jobs}", f"SPATCH={args.spatch}"]
         if sub:
             cmd.append(f"M={sub}")
-        res["baseline"] = timed(cmd)
+        res["baseline"] = timed(cmd, env=paths.kernel_make_env())
         print(f"bench: baseline done in {res['baseline']['wall']:.1f}s", file=sys.stderr)
         scratch_copy(kdir, sub, tree, args.full)
         # (b) cold, J

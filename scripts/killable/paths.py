@@ -32,3 +32,19 @@ def module_env(env: dict[str, str] | None = None) -> dict[str, str]:
     env["PYTHONPATH"] = SCRIPTS + (os.pathsep + old if old else "")
     env["KILLABLE_SCRIPTS"] = SCRIPTS
     return env
+
+
+# What a make above us hands down to every make below it: `make batches
+# M=drivers/misc/mei` puts M= in MAKEFLAGS, and the kernel's own make then
+# builds an external module instead of configuring the tree.
+PARENT_MAKE_VARS = ("MAKEFLAGS", "MAKEOVERRIDES", "MFLAGS", "MAKELEVEL", "MAKE_TERMOUT",
+                    "MAKE_TERMERR")
+
+
+def kernel_make_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """An environment for running the kernel's make: ours without the
+    variables of the make that ran us."""
+    env = dict(os.environ if env is None else env)
+    for var in PARENT_MAKE_VARS:
+        env.pop(var, None)
+    return env

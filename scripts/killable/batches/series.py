@@ -580,10 +580,11 @@ def ensure_objdir(wt: str, obj: str, jobs: int) -> None:
                 + [a for o in CONFIG_DISABLE for a in ("-d", o)]
                 + [a for o in CONFIG_ENABLE for a in ("-e", o)],
                 nice + ["olddefconfig"], nice + [f"-j{jobs}", "prepare"]):
-        proc = run(cmd, cwd=wt)
+        proc = run(cmd, cwd=wt, env=paths.kernel_make_env())
         if proc.returncode:
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:]
-            raise Fail(f"kernel build setup failed: {' '.join(cmd[:4])}: {tail}")
+            said = (proc.stderr + proc.stdout).strip().splitlines()
+            why = [ln for ln in said if "***" in ln and "Error" not in ln] or said[-1:]
+            raise Fail(f"kernel build setup failed: {shlex.join(cmd)}: {' | '.join(why[:4])}")
     with open(stamp, "w") as f:
         f.write(f"prepared in {time.time() - t0:.0f}s\n")
 
@@ -624,9 +625,9 @@ def compile_one(wt: str, obj: str, cfile: str, cache_dir: str, key_extra: str) -
         os.unlink(ofile)
     t0 = time.time()
     cmd = ["nice", "make", "-C", wt, f"O={obj}", "C=1", "CHECK=sparse", cfile[:-2] + ".o"]
-    proc = run(cmd, cwd=wt)
+    proc = run(cmd, cwd=wt, env=paths.kernel_make_env())
     if proc.returncode and not DIAG_ANY.search(proc.stdout + proc.stderr):
-        proc = run(cmd, cwd=wt)  # a make failure the compiler does not explain: once more
+        proc = run(cmd, cwd=wt, env=paths.kernel_make_env())  # a make failure the compiler does not explain: once more
     out = proc.stdout + proc.stderr
     diags = []
     for line in out.splitlines():
