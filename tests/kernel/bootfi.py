@@ -41,6 +41,9 @@ sys.path.insert(0, str(HERE))
 import kerneltest as kt  # noqa: E402
 from kerneltest import digest, die, log, read_stamp, run  # noqa: E402
 
+sys.path.insert(0, str(HERE.parent.parent / "scripts"))
+from killable.graph import callgraph  # noqa: E402
+
 REPO = kt.REPO
 FI_DIR = HERE / "boot-fi"
 SITES = REPO / "reports" / "linux-6.1" / "sites.csv"
@@ -562,8 +565,7 @@ def refresh_reach(args) -> int:
             "but builds the unconverted kernel before)" % obj)
     files = sorted(f for f in convertible_sites() if f in built_sources(obj))
     src = Path(args.reports) / "reach.tsv"
-    want = set(files)
-    lines = [ln for ln in open(src, encoding="utf-8") if ln.split("\t", 1)[0] in want]
+    lines = callgraph.reach_subset(str(src), files)
     with open(REACH, "w", encoding="utf-8") as f:
         f.write("# reach lines of the files the boot-fi kernel builds that have convertible\n"
                 "# sites, from a whole-tree audit's reach.tsv (bootfi.py refresh-reach)\n")

@@ -48,6 +48,7 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
 from killable import agree, paths, spatch  # noqa: E402
 from killable.scan import effects  # noqa: E402
+from killable.graph import callgraph  # noqa: E402
 
 sys.path.insert(0, os.path.join(TOP, "tests"))
 from harness import Tally  # noqa: E402
@@ -166,7 +167,12 @@ def draw(args: argparse.Namespace) -> int:
     picked.sort(key=lambda r: (r["file"], int(r["line"])))
     files = sorted({r["file"] for r in picked} | {r["file"] for r in old})
     write_reach(args.reports, files + [r["file"] for r in read_corpus(RECALL)])
-    verdicts, hunks = site_results(args.kdir, files, REACH, args.jobs)
+    verdicts, hunks = site_results(args.kdir, files + [r["file"] for r in read_corpus(RECALL)],
+                                   REACH, args.jobs)
+    if args.update:
+        # The same run's verdicts for the sites already here (update).
+        again = take_new_verdicts(old, verdicts, hunks)
+        print(f"precision: updated; {again} converted site(s) already here need a new review")
     out = []
     os.makedirs(args.hunks, exist_ok=True)
     for i, r in enumerate(picked, len(old)):
@@ -195,9 +201,7 @@ def draw(args: argparse.Namespace) -> int:
 def write_reach(reports: str, files: list[str]) -> None:
     """The reach lines of both corpora's files, from an audit's reach.tsv
     (so that the check needs no whole-tree graph)."""
-    want = set(files)
-    with open(os.path.join(reports, "reach.tsv"), encoding="utf-8") as f:
-        lines = [ln for ln in f if ln.split("\t", 1)[0] in want]
+    lines = callgraph.reach_subset(os.path.join(reports, "reach.tsv"), files)
     with open(REACH, "w", encoding="utf-8") as f:
         f.write(f"# reach lines of the corpus files, from {reports}/reach.tsv\n")
         f.writelines(lines)
@@ -293,8 +297,9 @@ def corpus_results(args: argparse.Namespace):
     return rows, verdicts, hunks
 
 
-def update(args: argparse.Namespace) -> int:
-    rows, verdicts, hunks = corpus_results(args)
+def take_new_verdicts(rows: list[dict], verdicts: dict, hunks: dict) -> int:
+    """Record what the rules say now of rows; a conversion that is new or
+    whose hunk changed loses its review.  Returns how many did."""
     again = 0
     for r in rows:
         key = (r["file"], int(r["line"]))
@@ -304,6 +309,12 @@ def update(args: argparse.Namespace) -> int:
             r["review"] = ""
             again += 1
         r["verdict"], r["hunk"] = v, h if v == "converted" else ""
+    return again
+
+
+def update(args: argparse.Namespace) -> int:
+    rows, verdicts, hunks = corpus_results(args)
+    again = take_new_verdicts(rows, verdicts, hunks)
     write_corpus(rows, corpus_header())
     print(f"precision: updated; {again} converted site(s) need a new review")
     return 0
@@ -357,6 +368,8 @@ def main() -> int:
     d.add_argument("--seed", type=int, default=20261204)
     d.add_argument("--hunks", default=os.path.join(TOP, "tests", "out", "precision"))
     d.add_argument("--append", action="store_true", help="keep the corpus, add new sites")
+    d.add_argument("--update", action="store_true",
+                   help="with --append: also take the rules' new verdicts for the corpus's sites")
     m = sub.add_parser("merge", help="take reviews into the corpus")
     m.add_argument("reviews", nargs="+")
     sub.add_parser("update", help="take the rules' new verdicts; changed hunks need review")

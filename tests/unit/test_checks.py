@@ -1249,3 +1249,224 @@ class TestRootCalledOutside(VerdictCase):
                          reach="t.c\tfoo_getattr\tvfs,root,via:inode_operations.getattr,"
                                "xcallers:1:fs/foo/file.c:foo_symlink_getattr\n")
         self.assertTrue(v.startswith("manual: the root foo_getattr() is also called directly"), v)
+
+
+class TestMemberCallers(VerdictCase):
+    """A static function whose address is only stored in a member: its
+    callers are the member's call sites the audit's graph found, each read
+    in its own file (drivers/iio/accel/adxl313_core.c's read_raw, called by
+    iio_read_channel_info() in industrialio-core.c)."""
+    DRIVER = """
+        static int foo_read_raw(struct iio_dev *indio_dev, struct iio_chan_spec const *chan,
+        			int *val, int *val2, long mask)
+        {
+        	struct foo *data = iio_priv(indio_dev);
+        	int ret;
+
+        	mutex_lock(&data->lock);
+        	ret = regmap_read(data->regmap, chan->address, val);
+        	mutex_unlock(&data->lock);
+        	if (ret)
+        		return ret;
+        	return IIO_VAL_INT;
+        }
+        static const struct iio_info foo_info = {
+        	.read_raw = foo_read_raw,
+        };
+        """
+    CORE_CHECKS = """
+        static ssize_t iio_read_channel_info(struct iio_dev *indio_dev,
+        				     struct iio_dev_attr *this_attr, char *buf)
+        {
+        	int vals[2];
+        	int ret;
+
+        	ret = indio_dev->info->read_raw(indio_dev, this_attr->c, &vals[0], &vals[1],
+        					this_attr->address);
+        	if (ret < 0)
+        		return ret;
+        	return iio_format_value(buf, ret, 2, vals);
+        }
+        """
+    CORE_DROPS = """
+        static void iio_poll_value(struct iio_dev *indio_dev, struct iio_chan_spec const *c)
+        {
+        	int val, val2;
+
+        	indio_dev->info->read_raw(indio_dev, c, &val, &val2, 0);
+        }
+        """
+
+    def judge_with(self, core: str, classes: str, core_reach: str,
+                   driver: str = "") -> str:
+        cpath = os.path.join(self.tmp.name, "core.c")
+        with open(cpath, "w", encoding="utf-8") as f:
+            f.write(textwrap.dedent(core))
+        func = "iio_read_channel_info" if "iio_read_channel_info" in core else "iio_poll_value"
+        reach = (f"t.c\tfoo_read_raw\tsysfs,stored:iio_info.read_raw,{classes}"
+                 f"mcaller:{cpath}:{func}:read_raw\n"
+                 f"core.c\t{func}\t{core_reach}\n")
+        return self.verdict(driver or self.DRIVER, "foo_read_raw", args="&data->lock",
+                            reach=reach)
+
+    def test_checked_by_a_root_converts(self) -> None:
+        v = self.judge_with(self.CORE_CHECKS, "mcallers:1,",
+                            "sysfs,root,via:device_attribute.show")
+        self.assertEqual(v, "converted")
+
+    def test_a_call_site_that_drops_the_result(self) -> None:
+        v = self.judge_with(self.CORE_DROPS, "mcallers:1,", "sysfs")
+        self.assertTrue(v.startswith("manual: iio_poll_value() in ") and
+                        "ignores the result of ->read_raw()" in v, v)
+
+    def test_a_call_site_on_a_must_not_fail_path(self) -> None:
+        v = self.judge_with(self.CORE_CHECKS, "mcallers:1,",
+                            "sysfs,mnf:suspend/resume,root,via:device_attribute.show")
+        self.assertTrue(v.startswith("manual: iio_read_channel_info() in ") and
+                        "must-not-fail root suspend/resume" in v, v)
+
+    def test_a_door_the_graph_cannot_follow(self) -> None:
+        # v4l2_subdev_call(sd, core, ioctl, ...) names the member as an argument
+        v = self.judge_with(self.CORE_CHECKS, "mcallers:open:read_raw:drivers/x/y.c:12,", "sysfs")
+        self.assertTrue(v.startswith("manual: address of foo_read_raw() is stored in .read_raw, "
+                                     "which is also used where its calls cannot be followed "
+                                     "(drivers/x/y.c:12)"), v)
+
+    def test_address_passed_on_is_not_only_stored(self) -> None:
+        driver = self.DRIVER + """
+        static int foo_setup(struct foo *data)
+        {
+        	return register_reader(data, foo_read_raw);
+        }
+        """
+        v = self.judge_with(self.CORE_CHECKS, "mcallers:1,",
+                            "sysfs,root,via:device_attribute.show", driver)
+        self.assertTrue(v.startswith("manual: address of foo_read_raw() is taken"), v)
+
+    def test_without_the_graph_it_stays_manual(self) -> None:
+        v = self.verdict(self.DRIVER, "foo_read_raw", args="&data->lock",
+                         reach="t.c\tfoo_read_raw\tsysfs,stored:iio_info.read_raw\n")
+        self.assertTrue(v.startswith("manual: address of foo_read_raw() is taken"), v)
+
+
+class TestOtherBranch(VerdictCase):
+    """Code in the then-branch of an if whose else holds the sleep ran on
+    another path (iio_read_channel_info() calls ->read_raw_multi() or
+    else ->read_raw()); a store after an if's condition is the statement's
+    own (gnss_write(): `if (!gdev->disconnected) ret = ...`)."""
+    CODE = """
+        static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+        {
+        	struct foo *foo = f->private_data;
+        	int ret;
+
+        	if (cmd == FOO_RESET)
+        		schedule_work(&foo->reset_work);
+        	else {
+        		mutex_lock(&foo->lock);
+        		ret = foo->val;
+        		mutex_unlock(&foo->lock);
+        		return ret;
+        	}
+        	return 0;
+        }
+        static int foo_release(struct inode *inode, struct file *f)
+        {
+        	return 0;
+        }
+        """
+
+    def test_then_branch_is_another_path(self) -> None:
+        self.assertEqual(self.verdict(self.CODE, "foo_ioctl", args="&foo->lock"), "converted")
+
+    def test_code_before_the_if_still_counts(self) -> None:
+        code = self.CODE.replace("\tif (cmd == FOO_RESET)\n", "\tschedule_work(&foo->other_work);\n"
+                                 "        \tif (cmd == FOO_RESET)\n")
+        v = self.verdict(code, "foo_ioctl", args="&foo->lock")
+        self.assertTrue(v.startswith("manual: schedule_work() is called before the sleep"), v)
+
+    def test_store_after_a_condition_is_the_local(self) -> None:
+        code = """
+        static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+        {
+        	struct foo *foo = f->private_data;
+        	int ret = -ENODEV;
+
+        	if (!foo->disconnected)
+        		ret = 0;
+        	mutex_lock(&foo->lock);
+        	foo->val = ret;
+        	mutex_unlock(&foo->lock);
+        	return ret;
+        }
+        static int foo_release(struct inode *inode, struct file *f)
+        {
+        	return 0;
+        }
+        """
+        self.assertEqual(self.verdict(code, "foo_ioctl", args="&foo->lock"), "converted")
+
+
+class TestGlobalCallers(VerdictCase):
+    """A global function: its calls in other files, from the audit's grep,
+    each read in its own file (a driver's core.c helper called by the
+    driver's ioctl in main.c)."""
+    HELPER = """
+        int foo_write_reg(struct foo *foo, unsigned int reg, u32 val)
+        {
+        	int ret;
+
+        	mutex_lock(&foo->lock);
+        	ret = regmap_write(foo->map, reg, val);
+        	mutex_unlock(&foo->lock);
+        	return ret;
+        }
+        """
+    CALLER = """
+        static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+        {
+        	struct foo *foo = f->private_data;
+        	int ret;
+
+        	ret = foo_write_reg(foo, 1, arg);
+        	if (ret)
+        		return ret;
+        	return 0;
+        }
+        """
+
+    def judge_with(self, caller: str, classes: str, line: int = 7) -> str:
+        cpath = os.path.join(self.tmp.name, "main.c")
+        with open(cpath, "w", encoding="utf-8") as f:
+            f.write(textwrap.dedent(caller))
+        reach = (f"t.c\tfoo_write_reg\tioctl,xcallers:1:main.c:foo_ioctl,{classes}"
+                 f"gcall:{cpath}:{line}\n"
+                 "main.c\tfoo_ioctl\tioctl,root,via:file_operations.unlocked_ioctl\n")
+        return self.verdict(self.HELPER, "foo_write_reg", args="&foo->lock", reach=reach)
+
+    def test_callers_that_check_convert(self) -> None:
+        self.assertEqual(self.judge_with(self.CALLER, "gcallers:1,"), "converted")
+
+    def test_a_caller_that_drops_the_result(self) -> None:
+        v = self.judge_with(self.CALLER.replace("ret = foo_write_reg", "foo_write_reg"),
+                            "gcallers:1,")
+        self.assertTrue(v.startswith("manual: foo_ioctl() in ") and "ignores the result" in v, v)
+
+    def test_a_call_outside_any_function(self) -> None:
+        v = self.judge_with(self.CALLER, "gcallers:1,", line=3)
+        self.assertTrue(v.startswith("manual: a call of foo_write_reg() at ") and
+                        "outside any function the tool reads" in v, v)
+
+    def test_exported_and_hidden_callers_stay_manual(self) -> None:
+        v = self.judge_with(self.CALLER, "gcallers:exported,")
+        self.assertEqual(v, "manual: foo_write_reg() is exported; callers outside the tree are "
+                            "not checked")
+        v = self.judge_with(self.CALLER, "gcallers:open:drivers/foo/foo.h:12,")
+        self.assertTrue(v.startswith("manual: foo_write_reg() is not static, and a mention at "
+                                     "drivers/foo/foo.h:12 hides callers"), v)
+
+    def test_without_the_grep_it_stays_manual(self) -> None:
+        v = self.verdict(self.HELPER, "foo_write_reg", args="&foo->lock",
+                         reach="t.c\tfoo_write_reg\tioctl,xcallers:1:main.c:foo_ioctl\n")
+        self.assertEqual(v, "manual: foo_write_reg() is not static; callers in other files are "
+                            "not checked")

@@ -46,6 +46,7 @@ from multiprocessing import Pool
 from typing import IO, Callable, Iterable, Iterator, Sequence
 
 from killable.scan import csource
+from killable.graph import members
 from killable.graph import reach as reachability
 from killable.graph.reach import filled  # noqa: F401  (risk.analysis uses callgraph.filled)
 from killable import cli
@@ -627,6 +628,13 @@ class Graph:
     # Functions stored in a member that is not a root: called by a
     # framework whose handling of the result nobody checked.
     stored_in: dict[int, str] = field(default_factory=dict)
+    # Every member a function is stored in, and per member name every
+    # function that calls through it (receiver typed or not): a static
+    # function stored only in members is called from those call sites.
+    stores: dict[int, set[str]] = field(default_factory=dict)
+    member_callers: dict[str, list[int]] = field(default_factory=dict)
+    # member_caller_classes: the classes (extra_classes) that name them.
+    mcallers: dict[int, list[str]] = field(default_factory=dict)
 
     def __getstate__(self) -> dict:
         """The function names as one string, without by_file and globals
@@ -660,7 +668,7 @@ class Graph:
         return self.globals.get(name, [])
 
 
-BUILD_FORMAT = "a1"     # a1: no call binds to another architecture's code
+BUILD_FORMAT = "a4"     # a1: no call binds to another architecture's code; a4: member and global callers
 
 
 def arch_of(rel: str) -> str:
@@ -719,6 +727,7 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
         for base, fields, member, func in rows(ff.stores, 4):
             t = resolve_type(base, fields, field_t, field_any)
             for nid in g.resolve(rel, func):
+                g.stores.setdefault(nid, set()).add(member)
                 if t:
                     typed.setdefault((t, member), set()).add(nid)
                     typed_here.add((member, func))
@@ -728,6 +737,7 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
             if not stype and (member, func) in typed_here:
                 continue
             for nid in g.resolve(rel, func):
+                g.stores.setdefault(nid, set()).add(member)
                 if stype:
                     typed.setdefault((stype, member), set()).add(nid)
                 else:
@@ -739,6 +749,7 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
         any_member.setdefault(m, set()).update(ids)
     g.n_dropped = 0
     g.n_typed = 0
+    called_via: dict[str, set[int]] = {}
     for rel, ff in facts.items():
         if ff.names is None:
             continue
@@ -746,6 +757,7 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
         tcalls = ff.calls
         macros = local_macros(rel, ff, dir_macros)
         arch = arch_of(rel)
+        user_space = rel.startswith(USER_SPACE_DIRS)
         foreign = (lambda ids: {i for i in ids if arch_of(g.files[i]) not in ("", arch)}) \
             if arch else (lambda ids: set())
         for name, direct, member in zip(ff.names, ff.direct, ff.member):
@@ -773,6 +785,9 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
                     types_of[m].add(t)
             by_type: set[int] = set()
             by_name: set[int] = set()
+            if not user_space:
+                for m in member:
+                    called_via.setdefault(m, set()).add(src)
             for m in member:
                 ts = types_of.get(m)
                 if ts:
@@ -814,6 +829,8 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
                 g.root_via.setdefault(nid, via)
     for adj in (g.edges, g.direct, g.typed_calls, g.untyped_calls):
         adj.close(len(g.files))
+    stored_members = {m for ms in g.stores.values() for m in ms}
+    g.member_callers = {m: sorted(ids) for m, ids in called_via.items() if m in stored_members}
     for (stype, m), ids in typed.items():
         label = sys.intern(f"{stype}.{m}")
         for nid in ids:
@@ -1064,6 +1081,10 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
     # commits, regmap and the VFS hubs).  A function stored in a member that
     # is no root is caught instead by its callers' check (stored: below).
     mnf_r = propagate(g, g.mnf_roots, direct_only=True)
+    if not subdirs:
+        # Only the whole tree's graph has all of a member's call sites.
+        g.mcallers = member_caller_classes(g, sys_r, kdir)
+        g.mcallers.update(global_caller_classes(g, sys_r, kdir))
     t3 = time.time()
     stats = {"files": len(files), "headers": len(headers), "scan_cache_hits": hits, "functions": len(g.files),
              "edges": len(g.edges.targets), "direct_edges": g.n_direct,
@@ -1124,6 +1145,34 @@ def cross_file_callers(g: Graph) -> CrossCallers:
     return out
 
 
+def member_caller_classes(g: Graph, sys_r: Reach, kdir: str) -> dict[int, list[str]]:
+    """members.caller_classes for each static function that a system call
+    reaches, that is no root, and whose address is stored in members."""
+    todo = [nid for nid, ms in g.stores.items()
+            if g.static[nid] and nid not in g.root_via and sys_r.reached(nid)]
+    doors = members.open_doors(kdir, {m for nid in todo for m in g.stores[nid]})
+    callers = {m: [(g.files[c], g.funcs[c]) for c in ids] for m, ids in g.member_callers.items()}
+    return {nid: members.caller_classes(sorted(g.stores[nid]), callers, doors) for nid in todo}
+
+
+def global_caller_classes(g: Graph, sys_r: Reach, kdir: str) -> dict[int, list[str]]:
+    """members.direct_caller_classes for each global function in a .c file
+    that a system call reaches and that is no root."""
+    todo = [nid for nid in range(len(g.files)) if not g.static[nid] and nid not in g.root_via
+            and g.files[nid].endswith(".c") and sys_r.reached(nid)]
+    doors, exported, calls = members.function_calls(kdir, {g.funcs[nid] for nid in todo})
+    twice = {name for name, ids in g.globals.items() if len(ids) > 1}
+    out = {}
+    for nid in todo:
+        name = g.funcs[nid]
+        # Two global definitions: a call may bind to either (another
+        # architecture's, a module's own): not one function's callers.
+        door = doors.get(name, "") or ("two definitions" if name in twice else "")
+        out[nid] = members.direct_caller_classes(g.files[nid], calls.get(name, {}), door,
+                                                 name in exported)
+    return out
+
+
 def extra_classes(res: Result, nid: int, callers: CrossCallers) -> list[str]:
     """What the rules must know besides the root kinds (verdicts read them):
       ptrhops:N              the fewest calls through pointers from a root
@@ -1132,6 +1181,12 @@ def extra_classes(res: Result, nid: int, callers: CrossCallers) -> list[str]:
       root                   a root itself (its caller is the system call; its
                              direct callers in other files are still named)
       via:TYPE.MEMBER        how it is a root (an ops member, a macro)
+      mcallers:..., mcaller:FILE:FUNC:MEMBER
+                             the call sites of the members it is stored in
+                             (members.caller_classes)
+      gcallers:..., gcall:FILE:LINES
+                             a global function's calls in other files
+                             (members.direct_caller_classes)
     """
     g = res.graph
     out = []
@@ -1145,6 +1200,7 @@ def extra_classes(res: Result, nid: int, callers: CrossCallers) -> list[str]:
         out.append(f"xcallers:{callers.count[nid]}:{g.files[first]}:{g.funcs[first]}")
     if nid in g.stored_in and nid not in g.root_via:
         out.append(f"stored:{g.stored_in[nid]}")
+    out += g.mcallers.get(nid, [])
     return out
 
 
@@ -1184,6 +1240,31 @@ def check_reach_tsv(path: str) -> None:
         raise ValueError(f"{path}: {e.strerror}") from None
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a text file (a reach.tsv from make audit)") from None
+
+
+def reach_subset(path: str, files: Iterable[str]) -> list[str]:
+    """The lines of a reach.tsv that the verdicts of files read: their own,
+    and those of each file a kept line names as a member's caller
+    (mcaller:FILE:...) or as a global function's (gcall:FILE:...), and so
+    on."""
+    by_file: dict[str, list[str]] = {}
+    with open(path, encoding="utf-8") as f:
+        for ln in f:
+            if not ln.startswith("#"):
+                by_file.setdefault(ln.split("\t", 1)[0], []).append(ln)
+    want = set(files)
+    todo = sorted(want)
+    out: list[str] = []
+    while todo:
+        for ln in by_file.get(todo.pop(), []):
+            out.append(ln)
+            for cls in ln.rstrip("\n").split("\t")[-1].split(","):
+                if cls.startswith(("mcaller:", "gcall:")):
+                    other = cls.split(":")[1]
+                    if other not in want:
+                        want.add(other)
+                        todo.append(other)
+    return sorted(out)
 
 
 def reach_by_file(res: Result) -> dict[str, str]:

@@ -43,6 +43,8 @@ STRUCT_INIT = re.compile(
     r"struct\s+([A-Za-z_]\w*)\s+(?:__\w+\s+)*(?:const\s+)?([A-Za-z_]\w*)\s*"
     r"(?:\[[^\]=;{]*\]\s*)?(?:__\w+(?:\([^)]*\))?\s*)*=\s*\{")
 DESIGNATED = re.compile(r"\.\s*([A-Za-z_]\w*)\s*=\s*&?\s*\(?\s*([A-Za-z_]\w*)\s*\)?\s*(?=[,}\n])")
+# The receiver of a member call: `dev->info->` before `read_raw(`.
+RECEIVER = re.compile(r"(?:[A-Za-z_]\w*(?:\s*\[[^\]\[]*\])?\s*(?:->|\.)\s*)+\Z")
 MEMBER_ASSIGN = re.compile(r"(?:->|\.)\s*([A-Za-z_]\w*)\s*=\s*&?\s*([A-Za-z_]\w*)\s*;")
 
 
@@ -91,6 +93,10 @@ class FileFacts:
     refs: list[Ref] = field(default_factory=list)
     macro_refs: list[MacroRef] = field(default_factory=list)
     address_taken: set[str] = field(default_factory=set)
+    # Of address_taken, the functions whose address this file only stores
+    # in struct members (`.read_raw = f`, `ops->read_raw = f`): their
+    # callers are the member's call sites, which the whole-tree graph knows.
+    stored_only: set[str] = field(default_factory=set)
 
     def function_at(self, line: int) -> Function | None:
         best = None
@@ -103,6 +109,7 @@ class FileFacts:
     def to_json(self) -> dict:
         d = asdict(self)
         d["address_taken"] = sorted(self.address_taken)
+        d["stored_only"] = sorted(self.stored_only)
         return d
 
     @staticmethod
@@ -115,6 +122,7 @@ class FileFacts:
         ff.refs = [Ref(**r) for r in d["refs"]]
         ff.macro_refs = [MacroRef(**m) for m in d["macro_refs"]]
         ff.address_taken = set(d["address_taken"])
+        ff.stored_only = set(d.get("stored_only", ()))
         return ff
 
 
@@ -262,6 +270,7 @@ def scan_text(text: str, path: str = "", interesting: frozenset[str] = frozenset
         facts.macro_refs.append(MacroRef(name, split_args(clean[m.end():close]),
                                          lines.line(m.start())))
 
+    stored_at: set[int] = set()      # offsets of the function names in refs
     for m in STRUCT_INIT.finditer(clean):
         stype = m.group(1)
         open_b = m.end() - 1
@@ -270,11 +279,14 @@ def scan_text(text: str, path: str = "", interesting: frozenset[str] = frozenset
         for d in DESIGNATED.finditer(body):
             facts.refs.append(Ref(stype, d.group(1), d.group(2),
                                   lines.line(open_b + d.start())))
+            stored_at.add(open_b + d.start(2))
     for start, end, _fn in bodies:
         for d in MEMBER_ASSIGN.finditer(clean, start, end):
             facts.refs.append(Ref("", d.group(1), d.group(2), lines.line(d.start())))
+            stored_at.add(d.start(2))
 
     names = set(facts.functions)
+    loose: set[str] = set()
     exported = re.compile(r"EXPORT_\w*SYMBOL\w*\s*\(\s*$")
     for m in IDENT.finditer(clean):
         w = m.group(0)
@@ -283,6 +295,9 @@ def scan_text(text: str, path: str = "", interesting: frozenset[str] = frozenset
             if not rest.startswith("(") and \
                     not exported.search(clean[max(0, m.start() - 40):m.start()]):
                 facts.address_taken.add(w)
+                if m.start() not in stored_at:
+                    loose.add(w)
+    facts.stored_only = facts.address_taken - loose
     return facts
 
 
@@ -404,7 +419,13 @@ def scan_body(clean: str, start: int, end: int, fn: Function, lines: LineIndex,
         pre = clean[max(0, m.start() - 3):m.start()].rstrip()
         via_member = pre.endswith("->") or pre.endswith(".")
         close = matching(clean, m.end() - 1, "(", ")") if uses or name in interesting else -1
-        use = classify_use(clean, m.start(), close + 1) if uses else "other"
+        at = m.start()
+        if via_member and uses:
+            # The value is the whole `dev->info->read_raw(...)`'s.
+            lo = max(start, at - 120)
+            recv = RECEIVER.search(clean[lo:at])
+            at = lo + recv.start() if recv else at
+        use = classify_use(clean, at, close + 1) if uses else "other"
         fn.calls.append(Call(name, lines.line(m.start()), use, via_member))
         if name in interesting:
             facts.macro_refs.append(MacroRef(name, split_args(clean[m.end():close]),

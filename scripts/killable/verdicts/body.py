@@ -265,6 +265,11 @@ def stores_in(text: str) -> list[str]:
         start = max(text.rfind(";", 0, m.start()), text.rfind("{", 0, m.start()),
                     text.rfind("}", 0, m.start()), text.rfind("(", 0, m.start())) + 1
         lhs = text[start:m.start()].strip()
+        # `if (!gdev->disconnected) ret = ...`: a condition's `)` ends it too,
+        # but `(*p) = v` and `(p)->x = v` keep their parenthesis.
+        tail = lhs[lhs.rfind(")") + 1:].strip() if ")" in lhs else ""
+        if re.match(r"^[A-Za-z_]", tail):
+            lhs = tail
         if m.group(0) in ("++", "--") and not lhs:
             # ++x: the operand follows.
             end = min([i for i in (text.find(";", m.end()), text.find(")", m.end())) if i >= 0]
@@ -468,6 +473,59 @@ def other_cases(text: str, off: int) -> tuple[int, int]:
     if not JUMP_AT_END.search(code):
         return (-1, -1)
     return (i + 1, kw)
+
+
+def statement_end(text: str, i: int) -> int:
+    """The offset just past the statement that starts at text[i] (after
+    blanks): a block, an if with its else chain, or up to its `;`."""
+    n = len(text)
+    while i < n and text[i].isspace():
+        i += 1
+    if i >= n:
+        return n
+    if text[i] == "{":
+        close = csource.matching(text, i, "{", "}")
+        return close + 1 if close > 0 else n
+    m = re.match(r"(?:if|while|for|switch)\s*\(", text[i:])
+    if m:
+        close = csource.matching(text, i + m.end() - 1, "(", ")")
+        if close < 0:
+            return n
+        end = statement_end(text, close + 1)
+        e = re.match(r"\s*else\b", text[end:])
+        if text[i:i + 2] == "if" and e:
+            end = statement_end(text, end + e.end())
+        return end
+    depth = 0
+    for j in range(i, n):
+        ch = text[j]
+        depth += ch in "({["
+        depth -= ch in ")}]"
+        if depth < 0:
+            return j
+        if ch == ";" and depth == 0:
+            return j + 1
+    return n
+
+
+def then_branches(text: str, off: int) -> list[tuple[int, int]]:
+    """(start, end) of each if's then-branch whose else-branch holds offset
+    off: that code ran on another path (iio_read_channel_info() calls
+    ->read_raw_multi() if the driver has one, else ->read_raw())."""
+    out = []
+    for m in re.finditer(r"\belse\b", text[:off]):
+        if statement_end(text, m.end()) <= off:
+            continue        # our code is past this else's branch
+        before = text[:m.start()].rstrip()
+        for cand in reversed(list(re.finditer(r"\bif\s*\(", text[:m.start()]))):
+            close = csource.matching(text, cand.end() - 1, "(", ")")
+            if close < 0:
+                continue
+            body_end = statement_end(text, close + 1)
+            if text[:body_end].rstrip() == before:
+                out.append((close + 1, body_end))
+                break
+    return out
 
 
 def blank_span(text: str, start: int, end: int) -> str:

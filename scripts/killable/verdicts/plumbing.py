@@ -172,6 +172,9 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     # In a switch, the other cases' code is on other paths (cec_ioctl's
     # `case A:` queues work; the lock in `case B:` never ran after it).
     scope = body.blank_span(text, *body.other_cases(text, off))
+    # Nor does the then-branch of an if whose else we are in.
+    for span in body.then_branches(text, off):
+        scope = body.blank_span(scope, *span)
     window = body.without_exit_branches(scope[start:off])
     t = k.tables
     mine = body.local_objects(text) | {
@@ -439,75 +442,215 @@ def root_callers_problem(k: "Rules", ff: csource.FileFacts, f: csource.Function,
     return ""
 
 
+# The walk up the callers stops, manual, beyond this many functions.
+MAX_WALK = 40
+
+Caller = tuple[csource.FileFacts, csource.Function, csource.Call]
+
+
+def member_callers(k: "Rules", ff: csource.FileFacts, f: csource.Function,
+                   outside: set[str]) -> tuple[list[Caller], str]:
+    """The call sites of the members f's address is stored in, from the
+    audit's whole-tree graph (graph/members.py), each with its file's
+    facts; or why they are not known.  Only a static function whose file
+    does nothing with its address but store it has no other callers."""
+    taken = f"address of {f.name}() is taken; indirect callers are not checked"
+    if f.name not in ff.stored_only:
+        return [], taken + "; it is passed on, not only stored in a member"
+    count, entries = -1, []
+    for cls in sorted(outside):
+        if cls.startswith("mcallers:open:"):
+            _, _, member, where = cls.split(":", 3)
+            return [], (f"address of {f.name}() is stored in .{member}, which is also used "
+                        f"where its calls cannot be followed ({where})")
+        if cls.startswith("mcallers:many:"):
+            return [], (f"address of {f.name}() is stored in members called from "
+                        f"{cls.rsplit(':', 1)[1]} functions; not checked")
+        if cls.startswith("mcallers:"):
+            count = int(cls.split(":")[1])
+        elif cls.startswith("mcaller:"):
+            entries.append(cls.split(":")[1:4])
+    if count < 0:
+        return [], taken + ("" if k.external is not None else " (run make audit)")
+    if not entries:
+        return [], f"address of {f.name}() is stored in members that nothing in the tree calls"
+    out: list[Caller] = []
+    for path, func, member in entries:
+        try:
+            ffc = k.file_facts(path)
+        except OSError:
+            return [], f"{func}() in {path} calls .{member} and could not be read"
+        caller = ffc.functions.get(func)
+        calls = [c for c in caller.calls if c.via_member and c.callee == member] if caller else []
+        if not calls:
+            return [], f"{func}() in {path} calls .{member}, and the call was not found"
+        out += [(ffc, caller, c) for c in calls]
+    return out, ""
+
+
+def global_callers(k: "Rules", ff: csource.FileFacts, f: csource.Function,
+                   outside: set[str]) -> tuple[list[Caller], str]:
+    """The calls of a global function in other files, from the audit's one
+    grep of the tree (graph/members.py), each in its file's facts; or why
+    they are not known."""
+    count, entries = -1, []
+    for cls in sorted(outside):
+        if cls.startswith("gcallers:open:"):
+            return [], (f"{f.name}() is not static, and a mention at {cls[len('gcallers:open:'):]} "
+                        "hides callers the tool cannot follow")
+        if cls == "gcallers:exported":
+            return [], f"{f.name}() is exported; callers outside the tree are not checked"
+        if cls.startswith("gcallers:many:"):
+            return [], f"{f.name}() is called from {cls.rsplit(':', 1)[1]} other files; not checked"
+        if cls.startswith("gcallers:"):
+            count = int(cls.split(":")[1])
+        elif cls.startswith("gcall:"):
+            _, path, lines = cls.split(":", 2)
+            entries.append((path, [int(x) for x in lines.split(";")]))
+    if count < 0:
+        return [], (f"{f.name}() is not static; callers in other files are not checked" +
+                    ("" if k.external is not None else " (run make audit)"))
+    out: list[Caller] = []
+    for path, lines in entries:
+        try:
+            ffc = k.file_facts(path)
+        except OSError:
+            return [], f"{f.name}() is called in {path}, which could not be read"
+        own = ffc.functions.get(f.name)
+        if own is not None and own.is_static:
+            continue        # that file's calls bind to its own static function
+        calls = [(fn, c) for fn in ffc.functions.values() for c in fn.calls
+                 if c.callee == f.name and not c.via_member]
+        seen = {c.line for _, c in calls}
+        lost = [n for n in lines if n not in seen]
+        if lost:
+            return [], (f"a call of {f.name}() at {path}:{lost[0]} is outside any function "
+                        "the tool reads")
+        out += [(ffc, fn, c) for fn, c in calls]
+    return out, ""
+
+
+def killable_mnf(k: "Rules", ff: csource.FileFacts, f: csource.Function) -> str:
+    """A caller in another file on a must-not-fail path that can be killed:
+    the global graph spreads must-not-fail along direct calls only, so the
+    member call that leads here from it was not followed."""
+    _, mnf_kinds, _, _ = k.classes(ff.path, f.name, k.reach[ff.path])
+    kinds = sorted(x for x in mnf_kinds if k.tables.roots.contexts.can_be_killed(x))
+    if kinds:
+        return (f"{f.name}() in {ff.path}, which calls it on the way, is reachable from "
+                f"must-not-fail root {', '.join(kinds)}")
+    return ""
+
+
 def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
                     reach: reachability.Reach) -> str:
     """A reason the new error would be lost on the way back, or ''.
 
+    The walk goes up through callers in this file and, with the audit's
+    whole-tree data, through the call sites of the members a function is
+    stored in, wherever they are.  Callers in other files are not plumbed:
+    each must already check the result and pass an error on.
+
     When there is none, the callers to plumb are added to k.plan.
     """
     plan: set[tuple[str, str]] = set()
-    seen: set[str] = set()
-    todo = [(fn, 0)]
+    seen: set[tuple[str, str]] = set()
+    todo: list[tuple[csource.FileFacts, csource.Function, int]] = [(ff, fn, 0)]
     while todo:
-        f, depth = todo.pop()
-        if f.name in seen:
+        fff, f, depth = todo.pop()
+        if (fff.path, f.name) in seen:
             continue
-        seen.add(f.name)
-        if f.name in ff.address_taken and f.name not in reach.root_via:
-            return f"address of {f.name}() is taken; indirect callers are not checked"
-        outside = k.external_classes(ff.path, f.name)
-        if f.name in reach.root_via or "root" in outside:
+        seen.add((fff.path, f.name))
+        if len(seen) > MAX_WALK:
+            return (f"the error of {fn.name}() would pass through more than {MAX_WALK} "
+                    "functions; not all checked")
+        freach = reach if fff is ff else k.reach[fff.path]
+        if fff is not ff:
+            why = killable_mnf(k, fff, f)
+            if why:
+                return why
+        outside = k.external_classes(fff.path, f.name)
+        found: list[Caller] = [(fff, c, call) for c, call in callers(fff, f.name)]
+        stored = f.name in fff.address_taken and f.name not in freach.root_via
+        checked: set[str] = set()       # classes of callers found and read here
+        if stored:
+            more, why = member_callers(k, fff, f, outside)
+            if why:
+                return why
+            found += more
+            checked |= {c for c in outside if c.startswith("stored:")}
+        if f.name in freach.root_via or "root" in outside:
             # A root here or one the audit found in another file (an ops
             # table there): what makes it one must hold, and its direct
             # callers here still count.
-            why = root_member_problem(k, ff.path, f.name, reach) or \
-                root_callers_problem(k, ff, f, reach) or root_called_outside(outside, f.name)
+            why = root_member_problem(k, fff.path, f.name, freach) or \
+                root_callers_problem(k, fff, f, freach) or root_called_outside(outside, f.name)
             if why:
                 return why
             continue
         if not f.is_static:
-            # The graph sees callers in .c files only: inline wrappers in
-            # headers (iwl_mvm_mei_get_ownership in mvm.h) and asm are not
-            # in it, so a global function's callers are never all known.
-            return (f"{f.name}() is not static; callers in other files are not checked" +
-                    ("" if k.external is not None else " (run make audit)"))
+            # Its calls in other files, from the audit's grep of the tree:
+            # one in a header's inline function (iwl_mvm_mei_get_ownership
+            # in mvm.h), in assembly or in a macro leaves them unknown.
+            more, why = global_callers(k, fff, f, outside)
+            if why:
+                return why
+            found += more
+            checked |= {c for c in outside if c.startswith("xcallers:")}
         if f is not fn and not k.tables.return_types.carries_errno(f.return_type):
             return f"{f.name}() returns {f.return_type}; the error cannot pass through"
-        found = callers(ff, f.name)
-        why = unchecked_outside(outside, f.name)
+        why = unchecked_outside(outside - checked, f.name)
         if why:
             return why
         if not found and k.external is not None:
             continue
-        for caller, call in found:
-            if signal_free_caller(k, ff, caller, reach):
-                continue        # the twin never fails there
-            why = effects_before_call(k, ff, caller, call)
+        for ffc, caller, call in found:
+            why = caller_problem(k, ff, (ffc, caller, call), reach if ffc is ff else k.reach[ffc.path],
+                                 f, depth, plan, todo)
             if why:
-                return f"{caller.name}(): {why} before it calls {f.name}(); the new error would not undo it"
-            if call.use == "discarded":
-                why = plumb_problem(k, ff, caller, f, depth, reach)
-                if why:
-                    return why
-                plan.add((caller.name, f.name))
-                todo.append((caller, depth + 1))
-            elif call.use == "other":
-                return f"{caller.name}() uses the result of {f.name}() in a way not checked"
-            elif call.use == "tested" and not f.return_type.endswith("*"):
-                if not tested_passes_on(k, ff, caller, call):
-                    return (f"{caller.name}() tests the result of {f.name}() but does not "
-                            "end with an error")
-                # Its own callers must take the error on in turn.
-                todo.append((caller, depth))
-            elif call.use == "returned":
-                todo.append((caller, depth))
-            elif call.use.startswith("assigned:"):
-                if not result_checked(k, ff, caller, call):
-                    return f"{caller.name}() does not check the result of {f.name}()"
-                # A caller that checks passes the error on: its callers count
-                # too (mlxbf2_gpio_direction_input sits in gpio_chip).
-                todo.append((caller, depth))
+                return why
     if truth_valued(fn):
         return f"{fn.name}() returns a truth value; callers would read -EINTR as true"
     k.plan.setdefault(ff.path, set()).update(plan)
+    return ""
+
+
+def caller_problem(k: "Rules", ff: csource.FileFacts, at: Caller, creach: reachability.Reach,
+                   f: csource.Function, depth: int, plan: set[tuple[str, str]],
+                   todo: list[tuple[csource.FileFacts, csource.Function, int]]) -> str:
+    """One call of f on the walk: why the error is lost there, or '' with
+    the caller queued (todo) or planned (plan: this file's callers that
+    must now check the result)."""
+    ffc, caller, call = at
+    if signal_free_caller(k, ffc, caller, creach):
+        return ""       # the twin never fails there
+    name = f.name if not call.via_member else f"->{call.callee}"
+    why = effects_before_call(k, ffc, caller, call)
+    if why:
+        return f"{caller.name}(): {why} before it calls {name}(); the new error would not undo it"
+    if call.use == "discarded":
+        if ffc is not ff or call.via_member:
+            return (f"{caller.name}() in {ffc.path} ignores the result of {name}(); "
+                    "calls through members and callers in other files are not plumbed")
+        why = plumb_problem(k, ffc, caller, f, depth, creach)
+        if why:
+            return why
+        plan.add((caller.name, f.name))
+        todo.append((ffc, caller, depth + 1))
+    elif call.use == "other":
+        return f"{caller.name}() uses the result of {name}() in a way not checked"
+    elif call.use == "tested" and not f.return_type.endswith("*"):
+        if not tested_passes_on(k, ffc, caller, call):
+            return (f"{caller.name}() tests the result of {name}() but does not "
+                    "end with an error")
+        # Its own callers must take the error on in turn.
+        todo.append((ffc, caller, depth))
+    elif call.use == "returned":
+        todo.append((ffc, caller, depth))
+    elif call.use.startswith("assigned:"):
+        if not result_checked(k, ffc, caller, call):
+            return f"{caller.name}() does not check the result of {name}()"
+        # A caller that checks passes the error on: its callers count
+        # too (mlxbf2_gpio_direction_input sits in gpio_chip).
+        todo.append((ffc, caller, depth))
     return ""

@@ -1,0 +1,296 @@
+"""Callers of functions whose address sits in a struct member.
+
+A static function whose file only stores its address in members
+(`.read_raw = adxl313_read_raw`) is called from nowhere but the call sites
+of those members.  The graph knows each member's call sites by name
+(Graph.member_callers).  They are all of its callers only if the member
+never leaves through another door, so every mention of the member's name
+in the tree is read once (one grep for all of them).  After `->` or `.`
+it must be one of:
+
+  a call        ops->read_raw(...)        the graph has it
+  a store       .read_raw = f, x->read_raw = f
+  a read        if (!info->read_raw), info->read_raw && ..., cp->enable != 1
+
+and a plain identifier (a declaration, a function or a variable of that
+name) must not be an argument of a macro that calls a member named by a
+parameter (v4l2_subdev_call(sd, video, s_stream, 1) calls ->s_stream).
+The value must not leave: a copy (`fn = ops->read_raw`, `&ops->m`, an
+argument, a return) is an open door, and so is
+a call inside a macro's body (the macro's users call the member, and the
+graph sees none of them), and a macro argument.  Then the member's callers
+are not known and the function stays manual, naming where the door is.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from typing import Iterable, Iterator, Sequence
+
+# More call sites than this and the check is not tried (reason names the count).
+MAX_CALLERS = 24
+# Directories of user-space code (callgraph.USER_SPACE_DIRS).
+USER_SPACE = ("tools/", "scripts/")
+
+RECEIVER_END = re.compile(r"[A-Za-z_][\w]*(?:\s*\[[^\]]*\])?(?:\s*(?:->|\.)\s*[A-Za-z_]\w*"
+                          r"(?:\s*\[[^\]]*\])?)*\s*(?:->|\.)\s*$")
+# Where a member's value leaves as a value: assigned whole, passed whole,
+# returned, its address taken, chosen by ?: (the text before the receiver,
+# then the text after the member).
+LEAVES_BEFORE = re.compile(r"(?:(?<![=!<>])=|(?<!&)&|\breturn|\?|:|\(|,)\s*\(?\s*$")
+LEAVES_AFTER = re.compile(r"\)?\s*(?:[;,):]|$)")
+COND_OPEN = re.compile(r"\b(?:if|while|switch|likely|unlikely|WARN_ON\w*|BUG_ON)\s*\(\s*$")
+
+
+def classify(line: str, start: int, end: int, prev: str = "") -> str:
+    """What one mention of a member's name at line[start:end] is: call,
+    store, read (a test, a comparison: the value stays), open (the value
+    leaves: assigned, passed, returned, its address taken), or name (a
+    plain identifier: open_doors decides).  prev is the line before, for
+    a receiver that starts a line."""
+    before = line[:start]
+    after = line[end:].lstrip()
+    if not before.rstrip().endswith(("->", ".")):
+        return "name"
+    if after.startswith("("):
+        return "call"
+    if after.startswith("=") and not after.startswith("=="):
+        return "store"
+    recv = RECEIVER_END.search(before)
+    pre = (before[:recv.start()] if recv else before).rstrip()
+    if not pre.strip():
+        pre = prev.rstrip()
+    if re.match(r"\)\s*\(", after):
+        return "open"       # (*ops->m)(...): a call the graph does not see
+    if COND_OPEN.search(pre) or not LEAVES_BEFORE.search(pre) or not LEAVES_AFTER.match(after):
+        return "read"
+    return "open"
+
+
+STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def code_part(line: str) -> str:
+    """The line without a comment or string literal (a line inside a
+    block comment starts with *, as kernel style wants; one that does not
+    is read as code)."""
+    s = line.lstrip()
+    if s.startswith(("*", "/*", "//")):
+        return ""
+    line = STRING.sub('""', line)
+    for mark in ("//", "/*"):
+        i = line.find(mark)
+        if i >= 0:
+            line = line[:i]
+    return line
+
+
+def grep_tree(kdir: str, args: list[str], patterns: Iterable[str],
+              suffixes: Sequence[str] = ("c", "h")) -> Iterator[tuple[str, str, str, bool, str]]:
+    """grep -r over the tree's .c and .h files with args and patterns (one
+    per line on stdin): (path, line number, text, whether it matched, the
+    text of the line before in the same file or "").  The caller asks for
+    context with -A/-B in args; -Z ends each file name with a NUL, as
+    names hold "-"."""
+    proc = subprocess.run(
+        ["grep", "-rnZ", *args, *(f"--include=*.{x}" for x in suffixes), "-f", "-", "."],
+        cwd=kdir, input="\n".join(patterns) + "\n", capture_output=True, text=True,
+        errors="replace")
+    if proc.returncode not in (0, 1):
+        raise OSError(f"grep over {kdir} failed: {proc.stderr.strip()[:200]}")
+    prev = ("", "")
+    for out in proc.stdout.splitlines():
+        path, nul, rest = out.partition("\0")
+        m = re.match(r"(\d+)([:-])", rest)
+        if not nul or not m:
+            continue        # "--" between groups
+        path = path[2:] if path.startswith("./") else path
+        text = rest[m.end():]
+        before, prev = prev, (path, text)
+        if not path.startswith(USER_SPACE):
+            yield path, m.group(1), text, m.group(2) == ":", before[1] if before[0] == path else ""
+
+
+DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)\(([^)]*)\)(.*)$")
+
+
+def member_call_macros(kdir: str) -> set[str]:
+    """Function-like macros that call a member a parameter names
+    (`#define v4l2_subdev_call(sd, o, f, args...) ... ->o->f(...)`), and
+    macros that pass a parameter on to one of those."""
+    bodies: dict[str, tuple[list[str], str]] = {}
+    cur = ""
+    for _path, _n, text, matched, _before in grep_tree(kdir, ["-E", "-A12"],
+                                                       [r"^\s*#\s*define\s+\w+\("]):
+        m = DEFINE.match(text) if matched else None
+        if m:
+            cur = m.group(1)
+            params = [p.strip().rstrip(".").strip() for p in m.group(2).split(",")]
+            bodies[cur] = ([p if p else "__VA_ARGS__" for p in params], m.group(3))
+        elif cur:
+            bodies[cur] = (bodies[cur][0], bodies[cur][1] + "\n" + text)
+        if not text.rstrip().endswith("\\"):
+            cur = ""
+    found: set[str] = set()
+    for name, (params, body) in bodies.items():
+        for p in params:
+            if p and re.search(r"(?:->|\.)\s*(?:\w*\s*##\s*)?%s\b(?:\s*##\s*\w*)?\s*\("
+                               % re.escape(p), body):
+                found.add(name)
+                break
+    while True:
+        if not found:
+            return found
+        calls = re.compile(r"\b(?:%s)\s*\(" % "|".join(sorted(map(re.escape, found))))
+        more = {name for name, (params, body) in bodies.items() if name not in found and
+                calls.search(body) and any(re.search(r"\b%s\b" % re.escape(p), body)
+                                           for p in params if p)}
+        if not more:
+            return found
+        found |= more
+
+
+def open_doors(kdir: str, members: Iterable[str]) -> dict[str, str]:
+    """member -> "FILE:LINE" of its first mention that is an open door,
+    for every member that has one: a member read classify() calls open,
+    a call in a macro's body, an argument of a member_call_macros() macro."""
+    members = sorted(set(members))
+    if not members:
+        return {}
+    wanted = set(members)
+    word = re.compile(r"[A-Za-z_]\w*")
+    doors: dict[str, str] = {}
+    for path, lineno, text, matched, before in grep_tree(kdir, ["-wF", "-B1"], members):
+        if not matched:
+            continue
+        code = code_part(text)
+        # A macro's body: its call sites are the macro's, which the graph
+        # does not see as calls of the member.
+        in_macro = code.lstrip().startswith("#") or code.rstrip().endswith("\\") or \
+            before.rstrip().endswith("\\")
+        for m in word.finditer(code):
+            name = m.group(0)
+            if name not in wanted or name in doors:
+                continue
+            kind = classify(code, m.start(), m.end(), code_part(before))
+            if kind == "open" or (in_macro and kind == "call"):
+                doors[name] = f"{path}:{lineno}"
+    macros = member_call_macros(kdir)
+    if not macros:
+        return doors
+    call = re.compile(r"\b(?:%s)\s*\(" % "|".join(sorted(map(re.escape, macros))))
+    lines: list[tuple[str, str, str]] = []
+    for path, lineno, text, matched, _b in grep_tree(kdir, ["-wF", "-A2"], sorted(macros)):
+        lines.append((path, lineno, code_part(text)))
+    for i, (path, lineno, text) in enumerate(lines):
+        # An invocation's arguments may run on for a line or two.
+        more = "\n".join(t for p, _n, t in lines[i + 1:i + 3] if p == path)
+        joined = text + "\n" + more
+        for c in call.finditer(text):
+            close = matching(joined, c.end() - 1)
+            for m in word.finditer(joined[c.end():close if close > 0 else len(joined)]):
+                if m.group(0) in wanted and m.group(0) not in doors:
+                    doors[m.group(0)] = f"{path}:{lineno}"
+    return doors
+
+
+def matching(text: str, i: int) -> int:
+    """The index of the parenthesis closing the one at text[i], or -1."""
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] == "(":
+            depth += 1
+        elif text[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+def caller_classes(stores: Sequence[str], callers: dict[str, Sequence[tuple[str, str]]],
+                   doors: dict[str, str]) -> list[str]:
+    """The reach.tsv classes for one function stored in these members:
+      mcallers:N                  every call site, N of them; then
+      mcaller:FILE:FUNC:MEMBER    one per calling function and member
+      mcallers:open:MEMBER:WHERE  a member with an open door
+      mcallers:many:N             more than MAX_CALLERS"""
+    for m in sorted(stores):
+        if m in doors:
+            return [f"mcallers:open:{m}:{doors[m]}"]
+    found = sorted({(f, fn, m) for m in stores for f, fn in callers.get(m, ())})
+    if len(found) > MAX_CALLERS:
+        return [f"mcallers:many:{len(found)}"]
+    return [f"mcallers:{len(found)}"] + [f"mcaller:{f}:{fn}:{m}" for f, fn, m in found]
+
+
+EXPORT = re.compile(r"\bEXPORT_\w*SYMBOL\w*\s*\(\s*$")
+
+
+DECL_PREFIX = re.compile(r"^(?!(?:return|else|case|goto|do|sizeof|typeof)\b)"
+                         r"(?:(?:extern|static|inline|const|volatile|unsigned|signed|struct|"
+                         r"enum|union|__\w+)\s+)*[A-Za-z_]\w*(?:\s+|\s*\*+\s*)$")
+
+
+def function_calls(kdir: str, names: Iterable[str]
+                   ) -> tuple[dict[str, str], set[str], dict[str, dict[str, list[int]]]]:
+    """For global functions, from one grep of the tree (.S files too):
+      doors     name -> "FILE:LINE" of a mention that hides callers: its
+                address taken or aliased, a call in a macro's body, in a
+                header's inline function or in assembly;
+      exported  the names some EXPORT_SYMBOL exports (callers out of tree);
+      calls     name -> FILE -> the lines of its calls in that .c file
+                (declarations and definitions are not calls).
+    A mention after -> or . is a member of that name, not the function."""
+    names = sorted(set(names))
+    doors: dict[str, str] = {}
+    exported: set[str] = set()
+    calls: dict[str, dict[str, list[int]]] = {}
+    if not names:
+        return doors, exported, calls
+    wanted = set(names)
+    word = re.compile(r"[A-Za-z_]\w*")
+    for path, lineno, text, matched, before in grep_tree(kdir, ["-wF", "-B1"], names,
+                                                         ("c", "h", "S")):
+        if not matched:
+            continue
+        code = text if path.endswith(".S") else code_part(text)
+        in_macro = code.lstrip().startswith("#") or code.rstrip().endswith("\\") or \
+            before.rstrip().endswith("\\")
+        for m in word.finditer(code):
+            name = m.group(0)
+            if name not in wanted or name in doors:
+                continue
+            pre = code[:m.start()]
+            if pre.rstrip().endswith(("->", ".")):
+                continue
+            if EXPORT.search(pre):
+                exported.add(name)
+                continue
+            paren = code[m.end():].lstrip().startswith("(")
+            if paren and (pre == "" or DECL_PREFIX.match(pre.strip() + " ")) and not in_macro:
+                continue        # a declaration or the definition
+            if path.endswith((".S", ".h")) or in_macro or not paren:
+                doors[name] = f"{path}:{lineno}"
+                continue
+            calls.setdefault(name, {}).setdefault(path, []).append(int(lineno))
+    return doors, exported, calls
+
+
+def direct_caller_classes(home: str, calls: dict[str, list[int]], door: str,
+                          exported: bool) -> list[str]:
+    """The reach.tsv classes for one global function defined in home:
+      gcallers:N                  calls in N other files; then
+      gcall:FILE:LINE;LINE...     the lines of its calls in one file
+      gcallers:open:WHERE         a mention that hides callers
+      gcallers:exported           exported: callers outside the tree
+      gcallers:many:N             calls in more than MAX_CALLERS files"""
+    if door:
+        return [f"gcallers:open:{door}"]
+    if exported:
+        return ["gcallers:exported"]
+    files = sorted(f for f in calls if f != home)
+    if len(files) > MAX_CALLERS:
+        return [f"gcallers:many:{len(files)}"]
+    return [f"gcallers:{len(files)}"] + [f"gcall:{f}:{';'.join(map(str, sorted(calls[f])))}"
+                                         for f in files]
