@@ -565,7 +565,9 @@ def refresh_reach(args) -> int:
             "but builds the unconverted kernel before)" % obj)
     files = sorted(f for f in convertible_sites() if f in built_sources(obj))
     src = Path(args.reports) / "reach.tsv"
-    lines = callgraph.reach_subset(str(src), files)
+    sites = convertible_sites()
+    lines = callgraph.reach_subset(str(src), files,
+                                   {(f, fn) for f in files for _, fn in sites.get(f, [])})
     with open(REACH, "w", encoding="utf-8") as f:
         f.write("# reach lines of the files the boot-fi kernel builds that have convertible\n"
                 "# sites, from a whole-tree audit's reach.tsv (bootfi.py refresh-reach)\n")

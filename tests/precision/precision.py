@@ -166,7 +166,7 @@ def draw(args: argparse.Namespace) -> int:
     picked = random.Random(args.seed).sample(rows, min(args.n, len(rows)))
     picked.sort(key=lambda r: (r["file"], int(r["line"])))
     files = sorted({r["file"] for r in picked} | {r["file"] for r in old})
-    write_reach(args.reports, files + [r["file"] for r in read_corpus(RECALL)])
+    write_reach(args.reports, picked + old + read_corpus(RECALL))
     verdicts, hunks = site_results(args.kdir, files + [r["file"] for r in read_corpus(RECALL)],
                                    REACH, args.jobs)
     if args.update:
@@ -198,10 +198,13 @@ def draw(args: argparse.Namespace) -> int:
     return 0
 
 
-def write_reach(reports: str, files: list[str]) -> None:
-    """The reach lines of both corpora's files, from an audit's reach.tsv
-    (so that the check needs no whole-tree graph)."""
-    lines = callgraph.reach_subset(os.path.join(reports, "reach.tsv"), files)
+def write_reach(reports: str, rows: list[dict]) -> None:
+    """The reach lines of both corpora's files, and of the files their
+    functions' callers are in, from an audit's reach.tsv (so that the check
+    needs no whole-tree graph)."""
+    lines = callgraph.reach_subset(os.path.join(reports, "reach.tsv"),
+                                   {r["file"] for r in rows},
+                                   {(r["file"], r["function"]) for r in rows})
     with open(REACH, "w", encoding="utf-8") as f:
         f.write(f"# reach lines of the corpus files, from {reports}/reach.tsv\n")
         f.writelines(lines)
@@ -237,7 +240,7 @@ def draw_recall(args: argparse.Namespace) -> int:
         f"refused sites drawn with random.Random({args.seed}).sample from {len(rows)} such "
         f"sites of {args.reports}/sites.csv (sorted by file, line).\n")
     write_corpus(old + out, header, RECALL, RECALL_FIELDS)
-    write_reach(args.reports, sorted({r["file"] for r in read_corpus() + old + out}))
+    write_reach(args.reports, read_corpus() + old + out)
     print(f"precision: drew {len(out)} recall sites; briefs in {args.hunks}/recall-*.txt")
     return 0
 

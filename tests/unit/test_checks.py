@@ -1470,3 +1470,120 @@ class TestGlobalCallers(VerdictCase):
                          reach="t.c\tfoo_write_reg\tioctl,xcallers:1:main.c:foo_ioctl\n")
         self.assertEqual(v, "manual: foo_write_reg() is not static; callers in other files are "
                             "not checked")
+
+    def test_a_subset_stops_the_walk_at_its_edge(self) -> None:
+        # tests/precision/reach.tsv keeps one step of callers' files
+        cpath = os.path.join(self.tmp.name, "main.c")
+        with open(cpath, "w", encoding="utf-8") as f:
+            f.write(textwrap.dedent(self.CALLER))
+        reach = (f"# subset: t.c\n"
+                 f"t.c\tfoo_write_reg\tioctl,gcallers:1,gcall:{cpath}:7\n")
+        v = self.verdict(self.HELPER, "foo_write_reg", args="&foo->lock", reach=reach)
+        self.assertEqual(v, f"manual: callers in {cpath} are outside the reach facts given "
+                            "(a subset)")
+        v = self.verdict(self.HELPER, "foo_write_reg", args="&foo->lock",
+                         reach=reach.replace("# subset: t.c", f"# subset: t.c {cpath}"))
+        self.assertEqual(v, "converted")
+
+
+class TestReviewFindings(VerdictCase):
+    """The fifteenth review's unsafe conversions, each a general fix."""
+
+    def test_a_disable_is_a_state_change(self) -> None:
+        # do_migrate_pages(): lru_cache_disable() ... lru_cache_enable() after
+        code = """
+        static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+        {
+        	struct foo *foo = f->private_data;
+        	int err = 0;
+
+        	foo_cache_disable();
+        	mutex_lock(&foo->lock);
+        	err = foo_migrate(foo);
+        	mutex_unlock(&foo->lock);
+        	foo_cache_enable();
+        	return err;
+        }
+        static int foo_release(struct inode *inode, struct file *f)
+        {
+        	return 0;
+        }
+        """
+        v = self.verdict(code, "foo_ioctl", args="&foo->lock")
+        self.assertTrue(v.startswith("manual: foo_cache_disable() is called before the sleep"), v)
+
+    def test_a_label_that_puts_state_back(self) -> None:
+        # nilfs_remount(): restore_opts: puts sb->s_flags and the options back
+        code = """
+        static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+        {
+        	struct foo *foo = f->private_data;
+        	unsigned long old_flags = foo->flags;
+        	int err;
+
+        	foo->flags = arg;
+        	err = -EINVAL;
+        	if (!foo->valid)
+        		goto restore;
+        	if (arg == old_flags)
+        		goto out;
+        	mutex_lock(&foo->lock);
+        	foo_apply(foo);
+        	mutex_unlock(&foo->lock);
+        out:
+        	return 0;
+        restore:
+        	foo->flags = old_flags;
+        	return err;
+        }
+        static int foo_release(struct inode *inode, struct file *f)
+        {
+        	return 0;
+        }
+        """
+        v = self.verdict(code, "foo_ioctl", args="&foo->lock")
+        self.assertTrue(v.startswith("manual: the earlier error exit's label restore: puts "
+                                     "foo->flags back"), v)
+
+    def test_an_exit_frees_what_a_helper_allocated(self) -> None:
+        # rtw89_debug_priv_early_h2c_set(): kfree(h2c) of rtw89_hex2bin_user()'s buffer
+        code = """
+        static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+        {
+        	struct foo *foo = f->private_data;
+        	struct foo_msg *msg;
+        	u8 *buf;
+
+        	buf = foo_parse_user(foo, arg);
+        	if (IS_ERR(buf))
+        		return -EFAULT;
+        	msg = kmalloc(sizeof(*msg), GFP_KERNEL);
+        	if (!msg) {
+        		kfree(buf);
+        		return -ENOMEM;
+        	}
+        	msg->buf = buf;
+        	mutex_lock(&foo->lock);
+        	list_add_tail(&msg->list, &foo->msgs);
+        	mutex_unlock(&foo->lock);
+        	return 0;
+        }
+        static int foo_release(struct inode *inode, struct file *f)
+        {
+        	return 0;
+        }
+        """
+        v = self.verdict(code, "foo_ioctl", args="&foo->lock")
+        self.assertTrue(v.startswith("manual: kfree() in an earlier error exit undoes something "
+                                     "held"), v)
+
+    def test_user_space_in_a_kernel_tree(self) -> None:
+        # tools/perf/util/symbol.c: perf's own mutex_lock()
+        tree = os.path.join(self.tmp.name, "linux")
+        os.makedirs(os.path.join(tree, "include", "linux"))
+        os.makedirs(os.path.join(tree, "tools", "perf"))
+        open(os.path.join(tree, "Kconfig"), "w").close()
+        k = rules.Rules()
+        self.assertTrue(k.in_user_space(os.path.join(tree, "tools", "perf", "symbol.c")))
+        self.assertFalse(k.in_user_space(os.path.join(tree, "drivers", "char", "mem.c")))
+        self.assertFalse(k.in_user_space(os.path.join(self.tmp.name, "tools", "t.c")))

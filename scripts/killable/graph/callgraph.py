@@ -1242,29 +1242,32 @@ def check_reach_tsv(path: str) -> None:
         raise ValueError(f"{path}: not a text file (a reach.tsv from make audit)") from None
 
 
-def reach_subset(path: str, files: Iterable[str]) -> list[str]:
-    """The lines of a reach.tsv that the verdicts of files read: their own,
-    and those of each file a kept line names as a member's caller
-    (mcaller:FILE:...) or as a global function's (gcall:FILE:...), and so
-    on."""
+SUBSET_MARK = reachability.SUBSET_MARK
+
+
+def reach_subset(path: str, files: Iterable[str], funcs: Iterable[tuple[str, str]]
+                 ) -> list[str]:
+    """The lines of a reach.tsv that the verdicts of funcs (file, function)
+    in files read: every line of files, and every line of each file one of
+    funcs names as a caller (mcaller:FILE:..., gcall:FILE:...).  The first
+    line (SUBSET_MARK) lists those files: a walk that leaves them stops
+    there (Rules.external_files), as it cannot see further."""
     by_file: dict[str, list[str]] = {}
     with open(path, encoding="utf-8") as f:
         for ln in f:
             if not ln.startswith("#"):
                 by_file.setdefault(ln.split("\t", 1)[0], []).append(ln)
     want = set(files)
-    todo = sorted(want)
-    out: list[str] = []
-    while todo:
-        for ln in by_file.get(todo.pop(), []):
-            out.append(ln)
-            for cls in ln.rstrip("\n").split("\t")[-1].split(","):
-                if cls.startswith(("mcaller:", "gcall:")):
-                    other = cls.split(":")[1]
-                    if other not in want:
-                        want.add(other)
-                        todo.append(other)
-    return sorted(out)
+    lines = {(ln.split("\t", 2)[0], ln.split("\t", 2)[1]): ln
+             for rel in want for ln in by_file.get(rel, [])}
+    more: set[str] = set()
+    for key in sorted(set(funcs)):
+        for cls in lines.get(key, "").rstrip("\n").split("\t")[-1].split(","):
+            if cls.startswith(("mcaller:", "gcall:")):
+                more.add(cls.split(":")[1])
+    want |= more
+    out = [ln for rel in sorted(want) for ln in by_file.get(rel, [])]
+    return [SUBSET_MARK + " ".join(sorted(want)) + "\n"] + sorted(out)
 
 
 def reach_by_file(res: Result) -> dict[str, str]:

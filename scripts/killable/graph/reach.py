@@ -29,6 +29,10 @@ load_rules = data.load_root_rules
 load_tables = data.load_root_tables
 
 
+# The first line of a reach.tsv subset (callgraph.reach_subset): its files.
+SUBSET_MARK = "# subset: "
+
+
 @dataclass
 class Root:
     func: str

@@ -141,7 +141,10 @@ def is_error_exit(text: str, m: re.Match) -> bool:
     returns (`return 0;`, `if (ret || same) return ret;`) end the request
     with success, so they say nothing about what is held."""
     if m.group(1):
-        return True
+        # `goto out;` where `out: return 0;` ends the request with success
+        # (nilfs_remount: what it set before stays set on that path).
+        return re.search(r"^\s*%s\s*:\s*return\s+0\s*;" % re.escape(m.group(1)), text,
+                         re.M) is None
     value = m.group(0)[len("return"):].rstrip(";").strip()
     if re.match(r"^\(?-\s*E[A-Z0-9]+\)?$", value) or re.search(r"\b(?:ERR_PTR|PTR_ERR)\b", value):
         return True

@@ -71,6 +71,12 @@ def in_macro(c: Context) -> str:
     return f"manual: in macro {macro}(); convert the macro and its users by hand" if macro else ""
 
 
+def user_space(c: Context) -> str:
+    """tools/ and scripts/ of a kernel tree are user-space programs (perf's
+    own mutex_lock() in tools/perf/util/mutex.h has no killable twin)."""
+    return "not on a syscall path" if c.k.in_user_space(c.site.file) else ""
+
+
 def no_function(c: Context) -> str:
     return "manual: enclosing function not found" if c.fn is None else ""
 
@@ -399,6 +405,7 @@ def not_polling(c: Context) -> str:
 
 # In order: the first that speaks decides.
 CHECKS: list[Check] = [
+    user_space,
     in_macro,
     no_function,
     must_not_fail,

@@ -183,7 +183,8 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     for name, at in body.calls_in(window):
         if writes_only_mine(k, window, name, at, mine):
             continue
-        if not call_leaves_nothing(k, ff, name):
+        if not call_leaves_nothing(k, ff, name) or \
+                unpaired_toggle(k, name, scope[:start + at]):
             return f"{name}() is called"
         if PARSER.match(name):
             # A parser's out-parameter in shared memory is a store
@@ -223,6 +224,24 @@ def writes_only_mine(k: "Rules", code: str, name: str, at: int, mine: set[str]) 
     target = re.match(r"^[&(\s]*(?:\([^()]*\)\s*)?(\w+)\s*\)?\s*(?:\[[^\]]*\])?$",
                       args[argn - 1].strip())
     return bool(target) and target.group(1) in mine
+
+
+# Names the release pattern takes for an undo that often start a state
+# instead (lru_cache_disable() raises a count that lru_cache_enable() drops
+# after the sleep), with the calls that would have started it before.
+TOGGLES = (("_disable", ("_enable",)), ("_stop", ("_start",)), ("_end", ("_begin", "_start")))
+
+
+def unpaired_toggle(k: "Rules", name: str, before: str) -> bool:
+    """A call the release pattern alone takes for an undo, whose starting
+    half the function did not call before it: it changes state itself."""
+    if name in k.tables.releases:
+        return False
+    for suffix, starts in TOGGLES:
+        if name.endswith(suffix):
+            stem = re.escape(name[:-len(suffix)])
+            return not any(re.search(r"\b%s%s\s*\(" % (stem, s), before) for s in starts)
+    return False
 
 
 def call_leaves_nothing(k: "Rules", ff: csource.FileFacts, name: str) -> bool:
@@ -308,16 +327,45 @@ def undone_by_exits(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     branches = []
     if exit_ is not None and not exit_.label and exit_.at >= 0:
         branches.append(("an earlier error exit", body.exit_block(text, exit_.at)))
+    if exit_ is not None and exit_.label:
+        # A label that puts state back (nilfs_remount's restore_opts: sets
+        # sb->s_flags and the mount options back): a goto to it cannot carry
+        # the new error (Rules.label_returns_error), and a bare return would
+        # skip what it restores.
+        stores = body.stores_in(body.label_code(text, exit_.label) or "")
+        if stores:
+            return (f"the earlier error exit's label {exit_.label}: puts {stores[0]} back, "
+                    "so something is changed")
     branches += [("a later exit of the loop around it", b)
                  for b in body.loop_exits_after(text, off)]
     for where, code in branches:
-        for name, _ in body.calls_in(code):
+        for name, at in body.calls_in(code):
+            if name in undone and not released_is_taken(k, code, name, at, before):
+                # kfree(h2c) where only early_h2c = kmalloc(...) is known
+                # (rtw89_debug_priv_early_h2c_set: h2c came from a helper)
+                return f"{name}() in {where} undoes something held"
             if k.is_pure_call(ff, name) or name in undone or name in t.prims:
                 continue
             if t.is_lock_release(name) and any(a.startswith(lock_taken_by(name)) for a in taken):
                 continue        # mutex_unlock() after mutex_lock_interruptible()
             return f"{name}() in {where} undoes something held"
     return ""
+
+
+def released_is_taken(k: "Rules", code: str, name: str, at: int, before: str) -> bool:
+    """The object release name() gets at code[at] is one a known
+    acquisition before the sleep returned (`x = kmalloc(...)` for
+    kfree(x)), or its argument is not a plain name (not decided here)."""
+    open_ = code.find("(", at)
+    close = csource.matching(code, open_, "(", ")")
+    args = csource.split_args(code[open_ + 1:close]) if close > open_ else []
+    arg = args[0].strip() if args else ""
+    if not re.match(r"^\w+$", arg):
+        return True
+    for m in re.finditer(r"\b%s\s*=\s*(\w+)\s*\(" % re.escape(arg), before):
+        if k.tables.release_of(m.group(1)) == name:
+            return True
+    return False
 
 
 def unchecked_outside(classes: set[str], name: str) -> str:
@@ -476,6 +524,9 @@ def member_callers(k: "Rules", ff: csource.FileFacts, f: csource.Function,
         return [], f"address of {f.name}() is stored in members that nothing in the tree calls"
     out: list[Caller] = []
     for path, func, member in entries:
+        why = beyond_subset(k, path)
+        if why:
+            return [], why
         try:
             ffc = k.file_facts(path)
         except OSError:
@@ -486,6 +537,15 @@ def member_callers(k: "Rules", ff: csource.FileFacts, f: csource.Function,
             return [], f"{func}() in {path} calls .{member}, and the call was not found"
         out += [(ffc, caller, c) for c in calls]
     return out, ""
+
+
+def beyond_subset(k: "Rules", path: str) -> str:
+    """A caller file a reach.tsv subset does not hold (the precision and
+    boot-fi subsets keep one step of callers): the walk cannot see its
+    callers' facts, so it stops there."""
+    if k.external_files is None or path in k.external_files:
+        return ""
+    return f"callers in {path} are outside the reach facts given (a subset)"
 
 
 def global_callers(k: "Rules", ff: csource.FileFacts, f: csource.Function,
@@ -512,6 +572,9 @@ def global_callers(k: "Rules", ff: csource.FileFacts, f: csource.Function,
                     ("" if k.external is not None else " (run make audit)"))
     out: list[Caller] = []
     for path, lines in entries:
+        why = beyond_subset(k, path)
+        if why:
+            return [], why
         try:
             ffc = k.file_facts(path)
         except OSError:

@@ -68,6 +68,9 @@ class Rules:
         self.fails: set[tuple[str, str]] = set()
         self.labels: dict[tuple[str, str, str], tuple[int, str]] = {}
         self.external: dict[str, dict[str, set[str]]] | None = None
+        # A subset's files (callgraph.reach_subset): a caller walk that
+        # leaves them cannot see further.  None: the whole tree's.
+        self.external_files: set[str] | None = None
         self.external_path = ""
         self.trees: dict[str, str] = {}
         self.has_twin: dict[tuple[str, str], bool] = {}
@@ -85,8 +88,11 @@ class Rules:
             return
         self.external_path = path
         self.external = {}
+        self.external_files = None
         with open(path, encoding="utf-8") as f:
             for line in f:
+                if line.startswith(reachability.SUBSET_MARK):
+                    self.external_files = set(line[len(reachability.SUBSET_MARK):].split())
                 if line.startswith("#") or not line.strip():
                     continue
                 cols = line.rstrip("\n").split("\t")
@@ -108,6 +114,19 @@ class Rules:
             self.facts[path] = ff
             self.reach[path] = reachability.file_reach(ff, self.tables.roots)
         return ff
+
+    def in_user_space(self, path: str) -> bool:
+        """Whether path is under tools/ or scripts/ of a kernel tree (one
+        with include/linux and a Kconfig beside them)."""
+        d = os.path.dirname(os.path.abspath(self.source(path)))
+        while d != os.path.dirname(d):
+            top = os.path.dirname(d)
+            if os.path.basename(d) in ("tools", "scripts") and \
+                    os.path.isdir(os.path.join(top, "include", "linux")) and \
+                    os.path.isfile(os.path.join(top, "Kconfig")):
+                return True
+            d = top
+        return False
 
     def tree_of(self, path: str) -> str:
         """The kernel tree a file is in: the nearest parent with include/linux."""
