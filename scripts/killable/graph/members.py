@@ -115,6 +115,13 @@ def grep_tree(kdir: str, args: list[str], patterns: Iterable[str],
 DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)\(([^)]*)\)(.*)$")
 
 
+def in_macro_body(code: str, before: str) -> bool:
+    """A line of a #define (its first, or one after a backslash): calls
+    there are the macro's users', which the graph does not see."""
+    return code.lstrip().startswith("#") or code.rstrip().endswith("\\") or \
+        before.rstrip().endswith("\\")
+
+
 def member_call_macros(kdir: str) -> set[str]:
     """Function-like macros that call a member a parameter names
     (`#define v4l2_subdev_call(sd, o, f, args...) ... ->o->f(...)`), and
@@ -165,10 +172,7 @@ def open_doors(kdir: str, members: Iterable[str]) -> dict[str, str]:
         if not matched:
             continue
         code = code_part(text)
-        # A macro's body: its call sites are the macro's, which the graph
-        # does not see as calls of the member.
-        in_macro = code.lstrip().startswith("#") or code.rstrip().endswith("\\") or \
-            before.rstrip().endswith("\\")
+        in_macro = in_macro_body(code, before)
         for m in word.finditer(code):
             name = m.group(0)
             if name not in wanted or name in doors:
@@ -255,8 +259,7 @@ def function_calls(kdir: str, names: Iterable[str]
         if not matched:
             continue
         code = text if path.endswith(".S") else code_part(text)
-        in_macro = code.lstrip().startswith("#") or code.rstrip().endswith("\\") or \
-            before.rstrip().endswith("\\")
+        in_macro = in_macro_body(code, before)
         for m in word.finditer(code):
             name = m.group(0)
             if name not in wanted or name in doors:

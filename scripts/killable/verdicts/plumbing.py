@@ -524,13 +524,9 @@ def member_callers(k: "Rules", ff: csource.FileFacts, f: csource.Function,
         return [], f"address of {f.name}() is stored in members that nothing in the tree calls"
     out: list[Caller] = []
     for path, func, member in entries:
-        why = beyond_subset(k, path)
-        if why:
+        ffc, why = caller_file(k, path, f"{func}() in {path} calls .{member} and could not be read")
+        if ffc is None:
             return [], why
-        try:
-            ffc = k.file_facts(path)
-        except OSError:
-            return [], f"{func}() in {path} calls .{member} and could not be read"
         caller = ffc.functions.get(func)
         calls = [c for c in caller.calls if c.via_member and c.callee == member] if caller else []
         if not calls:
@@ -539,13 +535,17 @@ def member_callers(k: "Rules", ff: csource.FileFacts, f: csource.Function,
     return out, ""
 
 
-def beyond_subset(k: "Rules", path: str) -> str:
-    """A caller file a reach.tsv subset does not hold (the precision and
-    boot-fi subsets keep one step of callers): the walk cannot see its
-    callers' facts, so it stops there."""
-    if k.external_files is None or path in k.external_files:
-        return ""
-    return f"callers in {path} are outside the reach facts given (a subset)"
+def caller_file(k: "Rules", path: str, unread: str) -> tuple[csource.FileFacts | None, str]:
+    """The facts of a caller's file, or None and why not: a file a reach.tsv
+    subset does not hold (the precision and boot-fi subsets keep one step
+    of callers; the walk cannot see its callers' facts, so it stops there),
+    or one that cannot be read (unread)."""
+    if k.external_files is not None and path not in k.external_files:
+        return None, f"callers in {path} are outside the reach facts given (a subset)"
+    try:
+        return k.file_facts(path), ""
+    except OSError:
+        return None, unread
 
 
 def global_callers(k: "Rules", ff: csource.FileFacts, f: csource.Function,
@@ -572,13 +572,9 @@ def global_callers(k: "Rules", ff: csource.FileFacts, f: csource.Function,
                     ("" if k.external is not None else " (run make audit)"))
     out: list[Caller] = []
     for path, lines in entries:
-        why = beyond_subset(k, path)
-        if why:
+        ffc, why = caller_file(k, path, f"{f.name}() is called in {path}, which could not be read")
+        if ffc is None:
             return [], why
-        try:
-            ffc = k.file_facts(path)
-        except OSError:
-            return [], f"{f.name}() is called in {path}, which could not be read"
         own = ffc.functions.get(f.name)
         if own is not None and own.is_static:
             continue        # that file's calls bind to its own static function
