@@ -49,11 +49,16 @@ def kernel_test(a: argparse.Namespace, *argv: str) -> list[str]:
               "--build-dir", a.kernel_build_dir, "--jobs", str(a.kernel_jobs), *argv)
 
 
+def only(a: argparse.Namespace) -> list[str]:
+    """-k for the runners that take it: only the tests whose name has it."""
+    return [f"-k{a.k}"] if a.k else []
+
+
 def rule_cases(a: argparse.Namespace) -> Commands:
     runner = os.path.join(HERE, "run_rule_tests.py")
     return [py(runner, "--self-test"),
             py(runner, "--jobs", str(a.jobs), "--spatch", a.spatch,
-               *([f"-k{a.k}"] if a.k else []), *(["--update"] if a.update else []),
+               *only(a), *(["--update"] if a.update else []),
                *(["-v"] if a.verbose else []))]
 
 
@@ -72,13 +77,13 @@ SUITES = [
                      py(os.path.join(HERE, "smoke_real_tree.py"), "--kdir", a.kcache,
                         "-j", str(a.jobs))]),
     Suite("cli", "full", "bad input, the user's files, the first run (small trees)",
-          lambda a: [py(os.path.join(HERE, "cli", "run_tests.py"), "--kdir", a.kcache)]),
+          lambda a: [py(os.path.join(HERE, "cli", "run_tests.py"), "--kdir", a.kcache, *only(a))]),
     Suite("precision", "full", "reviewed real 6.1 sites keep their verdicts and hunks",
           lambda a: [py(os.path.join(HERE, "precision", "precision.py"), "--kdir", a.kcache,
                         "-j", str(a.jobs), "check")]),
     Suite("audit", "full", "graph, reports, resume, shards, hung traces, the HTML page",
           lambda a: [py(os.path.join(HERE, "audit", "run_tests.py"), "--kdir", a.kdir,
-                        "--spatch", a.spatch)]),
+                        "--spatch", a.spatch, *only(a))]),
     Suite("risk", "full", "long sleeps, lock identity, critical sections, wakers",
           lambda a: [py(os.path.join(HERE, "risk", "run_tests.py"))]),
     Suite("batches", "full", "series for one subsystem: git am, checkpatch, compile, refusals",
@@ -94,7 +99,7 @@ SUITES = [
                         "--fresh-boot", "check")]),
     Suite("readme", "full", "every README command as written, through make, on 6.1",
           lambda a: [py(os.path.join(HERE, "readme", "run_tests.py"), "--kdir", a.kcache,
-                        "-j", str(min(a.jobs, 2)))]),
+                        "-j", str(min(a.jobs, 2)), *only(a))]),
 ]
 
 
@@ -140,7 +145,7 @@ def main() -> int:
     ap.add_argument("--kernel-jobs", type=int, default=2)
     ap.add_argument("--boot-fi-build-dir", default=os.path.join(cache, "build-boot-fi"))
     ap.add_argument("--batches-m", default="drivers/misc/mei")
-    ap.add_argument("-k", default="", help="rules: only cases matching this")
+    ap.add_argument("-k", default="", help="rules, cli, audit, readme: only the cases or tests matching this")
     ap.add_argument("--update", action="store_true", help="rules: rewrite .res/.stdout")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()

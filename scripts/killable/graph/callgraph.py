@@ -642,6 +642,9 @@ class Graph:
         names and their dicts was the peak of a first audit."""
         state = dict(self.__dict__, funcs="\0".join(self.funcs))
         del state["by_file"], state["globals"]
+        # What compute() made of these is in Result.by_file's lines: they
+        # took 50 MiB more of the pickle's memo (the graph's memory limit).
+        state.update(stores={}, member_callers={}, mcallers={})
         return packed(state)
 
     def __setstate__(self, state: dict) -> None:
@@ -1085,6 +1088,7 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
         # Only the whole tree's graph has all of a member's call sites.
         g.mcallers = member_caller_classes(g, sys_r, kdir)
         g.mcallers.update(global_caller_classes(g, sys_r, kdir))
+    g.stores, g.member_callers = {}, {}     # done with: their memory goes to by_file
     t3 = time.time()
     stats = {"files": len(files), "headers": len(headers), "scan_cache_hits": hits, "functions": len(g.files),
              "edges": len(g.edges.targets), "direct_edges": g.n_direct,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import tempfile
 from typing import Iterable, Iterator, Sequence
 
 # More call sites than this and the check is not tried (reason names the count).
@@ -89,27 +90,40 @@ def code_part(line: str) -> str:
 def grep_tree(kdir: str, args: list[str], patterns: Iterable[str],
               suffixes: Sequence[str] = ("c", "h")) -> Iterator[tuple[str, str, str, bool, str]]:
     """grep -r over the tree's .c and .h files with args and patterns (one
-    per line on stdin): (path, line number, text, whether it matched, the
+    per line): (path, line number, text, whether it matched, the
     text of the line before in the same file or "").  The caller asks for
     context with -A/-B in args; -Z ends each file name with a NUL, as
     names hold "-"."""
-    proc = subprocess.run(
-        ["grep", "-rnZ", *args, *(f"--include=*.{x}" for x in suffixes), "-f", "-", "."],
-        cwd=kdir, input="\n".join(patterns) + "\n", capture_output=True, text=True,
-        errors="replace")
-    if proc.returncode not in (0, 1):
-        raise OSError(f"grep over {kdir} failed: {proc.stderr.strip()[:200]}")
-    prev = ("", "")
-    for out in proc.stdout.splitlines():
-        path, nul, rest = out.partition("\0")
-        m = re.match(r"(\d+)([:-])", rest)
-        if not nul or not m:
-            continue        # "--" between groups
-        path = path[2:] if path.startswith("./") else path
-        text = rest[m.end():]
-        before, prev = prev, (path, text)
-        if not path.startswith(USER_SPACE):
-            yield path, m.group(1), text, m.group(2) == ":", before[1] if before[0] == path else ""
+    # grep's output over the whole tree runs to hundreds of megabytes:
+    # read it a line at a time, never whole (the graph build's memory
+    # limit, tests/audit test_graph_memory_whole_tree).
+    with tempfile.NamedTemporaryFile("w", prefix="killable-grep-", suffix=".txt") as pat, \
+            tempfile.TemporaryFile("w+") as errors:
+        pat.write("\n".join(patterns) + "\n")
+        pat.flush()
+        with subprocess.Popen(
+                ["grep", "-rnZ", *args, *(f"--include=*.{x}" for x in suffixes), "-f", pat.name,
+                 "."], cwd=kdir, stdout=subprocess.PIPE, stderr=errors, text=True,
+                errors="replace") as proc:
+            assert proc.stdout is not None
+            prev = ("", "")
+            for out in proc.stdout:
+                path, nul, rest = out.rstrip("\n").partition("\0")
+                m = LINE_NUMBER.match(rest)
+                if not nul or not m:
+                    continue        # "--" between groups
+                path = path[2:] if path.startswith("./") else path
+                text = rest[m.end():]
+                before, prev = prev, (path, text)
+                if not path.startswith(USER_SPACE):
+                    yield path, m.group(1), text, m.group(2) == ":", \
+                        before[1] if before[0] == path else ""
+        if proc.returncode not in (0, 1):
+            errors.seek(0)
+            raise OSError(f"grep over {kdir} failed: {errors.read(400).strip()[:200]}")
+
+
+LINE_NUMBER = re.compile(r"(\d+)([:-])")
 
 
 DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)\(([^)]*)\)(.*)$")
