@@ -16,6 +16,7 @@ COCCI = os.path.join(TOP, "cocci")
 DATA_DIR = os.path.join(COCCI, "data")
 TEMPLATES = os.path.join(COCCI, "templates")
 REPORTS = os.path.join(TOP, "reports")
+KERNEL_PATCHES = os.path.join(TOP, "kernel-patches")
 
 
 def module_cmd(command: str) -> list[str]:

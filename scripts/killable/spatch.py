@@ -7,7 +7,10 @@
   read_log(stderr)           parse errors and the lines worth showing, from its stderr
   REPORT_RE, report_message, report_line, parse_report_line
                              the report line:
-                             `file:line:col-colend: PRIM in FUNC(): VERDICT`
+                             `file:line:col-colend: PRIM in FUNC(): VERDICT`,
+                             and for a conversion whose twin comes from one
+                             of our kernel patches, `converted (needs
+                             kernel-patches/PATCH)`
   ORG_RE, org_line, parse_site_line
                              the same site as an org TODO (org mode)
 
@@ -32,8 +35,11 @@ DEFAULT_OPTIONS = ["--no-includes", "--include-headers"]
 # `file:line:col-colend: ` then the message: any report line.
 LOCATION = r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+)-(?P<colend>\d+): "
 LOCATED_RE = re.compile(LOCATION + r"(?P<msg>.*)$")
-# The rules' message: `PRIM in FUNC(): VERDICT`.
-REPORT_RE = re.compile(LOCATION + r"(?P<prim>\w+) in (?P<func>\w+)\(\): (?P<verdict>.*)$")
+# The rules' message: `PRIM in FUNC(): VERDICT`, then ` (needs
+# kernel-patches/PATCH)` when the twin is not in the tree yet.
+NEEDS = r"(?: \(needs kernel-patches/(?P<needs>[^)\s]+)\))?"
+MESSAGE = r"(?P<prim>\w+) in (?P<func>\w+)\(\): (?P<verdict>.*?)" + NEEDS
+REPORT_RE = re.compile(LOCATION + MESSAGE + "$")
 # The four verdicts a report line ends with.
 VERDICTS = ("converted", "refused", "manual", "not on a syscall path")
 VERDICT_RE = re.compile(r"^(?:converted|refused: .+|manual: .+|not on a syscall path)$")
@@ -52,21 +58,23 @@ class ReportLine:
     prim: str
     func: str
     verdict: str
+    needs: str = ""         # the kernel patch the conversion needs first
 
     def __str__(self) -> str:
         return report_line(self.file, self.line, self.col, self.colend, self.prim, self.func,
-                           self.verdict)
+                           self.verdict, self.needs)
 
 
-def report_message(prim: str, func: str, verdict: str) -> str:
-    """The rules' message for one site (what print_report gets)."""
-    return f"{prim} in {func}(): {verdict}"
+def report_message(prim: str, func: str, verdict: str, needs: str = "") -> str:
+    """The rules' message for one site (what print_report gets); needs is
+    the file name in kernel-patches/ of the patch the twin comes from."""
+    return f"{prim} in {func}(): {verdict}" + (f" (needs kernel-patches/{needs})" if needs else "")
 
 
 def report_line(file: str, line: int, col: int, colend: int, prim: str, func: str,
-                verdict: str) -> str:
+                verdict: str, needs: str = "") -> str:
     """One report line, as spatch prints it in report mode."""
-    return f"{file}:{line}:{col}-{colend}: {report_message(prim, func, verdict)}"
+    return f"{file}:{line}:{col}-{colend}: {report_message(prim, func, verdict, needs)}"
 
 
 def parse_report_line(text: str) -> ReportLine | None:
@@ -75,19 +83,18 @@ def parse_report_line(text: str) -> ReportLine | None:
     if not m:
         return None
     return ReportLine(m["file"], int(m["line"]), int(m["col"]), int(m["colend"]),
-                      m["prim"], m["func"], m["verdict"])
+                      m["prim"], m["func"], m["verdict"], m["needs"] or "")
 
 
 # The same site as org mode prints it (coccilib.org.print_todo).
 ORG_RE = re.compile(r"^\* TODO \[\[view:(?P<file>[^:]+)::face=ovl-face1::linb=(?P<line>\d+)::"
-                    r"colb=(?P<col>\d+)::cole=(?P<colend>\d+)\]\[(?P<prim>\w+) in "
-                    r"(?P<func>\w+)\(\): (?P<verdict>.*)\]\]$")
+                    r"colb=(?P<col>\d+)::cole=(?P<colend>\d+)\]\[" + MESSAGE + r"\]\]$")
 
 
 def org_line(r: ReportLine) -> str:
     """One site as org mode prints it."""
     return (f"* TODO [[view:{r.file}::face=ovl-face1::linb={r.line}::colb={r.col}::"
-            f"cole={r.colend}][{report_message(r.prim, r.func, r.verdict)}]]")
+            f"cole={r.colend}][{report_message(r.prim, r.func, r.verdict, r.needs)}]]")
 
 
 def parse_site_line(text: str) -> ReportLine | None:
@@ -96,7 +103,7 @@ def parse_site_line(text: str) -> ReportLine | None:
     if not m:
         return None
     return ReportLine(m["file"], int(m["line"]), int(m["col"]), int(m["colend"]),
-                      m["prim"], m["func"], m["verdict"])
+                      m["prim"], m["func"], m["verdict"], m["needs"] or "")
 
 
 def verdict_class(verdict: str) -> str:

@@ -201,11 +201,18 @@ def series_tests(tally: Tally, kcache: str, out: str, tmp: str) -> list[dict]:
               all(w in ctext for w in ("Why:", "How it was generated:", "How it was checked:")),
               ch.get("Subject", ""))
         thread_ok, subj_ok, tags_ok = True, True, True
+        # Our kernel patches a conversion needs come first, as they are.
+        kernel = [p for p in s["patches"] if p.get("kernel_patch")]
+        tally.check(f"{s['dir']}: our kernel patches, if any, first",
+                    s["patches"][:len(kernel)] == kernel, str([p["file"] for p in s["patches"]]))
         for i, pf in enumerate(files[1:], 1):
             h = headers(os.path.join(sdir, pf))
             thread_ok &= h.get("In-Reply-To") == ch.get("Message-Id") and \
                 h.get("References") == ch.get("Message-Id")
             m = re.match(rf"^\[PATCH {i}/{n}\] (.*)$", h.get("Subject", ""))
+            if i <= len(kernel):
+                subj_ok &= bool(m) and m.group(1) == kernel[i - 1]["subject"]
+                continue
             subj_ok &= bool(m) and len(m.group(1)) <= 75 and m.group(1).endswith(" killable")
             with open(os.path.join(sdir, pf), encoding="utf-8") as f:
                 body = f.read()
@@ -221,7 +228,8 @@ def series_tests(tally: Tally, kcache: str, out: str, tmp: str) -> list[dict]:
             if proc.returncode:
                 bad.append(f"{pf}: {proc.stdout.strip().splitlines()[:3]}")
         tally.check(f"{s['dir']}: checkpatch --strict clean (rerun on the files)", not bad, "; ".join(bad))
-        comp = all(p["compile"] == "ok" and p["sparse"] == "clean" and p["compiled"] for p in s["patches"])
+        comp = all(p["compile"] == "ok" and p["sparse"] == "clean" and p["compiled"]
+                   for p in s["patches"] if not p.get("kernel_patch"))
         tally.check(f"{s['dir']}: every changed file compiled, no new sparse warning", comp,
               str([(p["file"], p["compile"], p["sparse"]) for p in s["patches"]]))
     # git am onto a fresh worktree, and the result is what was compiled.
@@ -349,6 +357,39 @@ def injection_tests(tally: Tally, kcache: str, cache: str, out: str, tmp: str) -
           all(len(glob.glob(os.path.join(o3, d, "*.patch"))) == 2 for d in dirs), str(dirs))
 
 
+def prerequisite_tests(tally: Tally, kcache: str, cache: str, tmp: str) -> None:
+    """fs/hpfs takes inode_lock() in hpfs_dir_lseek() and hpfs_fiemap():
+    6.1 has no inode_lock_killable(), so the series carries
+    kernel-patches/0001 first, and the conversions compile on top of it."""
+    out = os.path.join(tmp, "out-hpfs")
+    proc = batches(kcache, "fs/hpfs", out, cache, "--all", "-j", "2")
+    if not tally.check("make batches M=fs/hpfs (inode_lock: needs kernel-patches/0001) succeeds",
+                       proc.returncode == 0, proc.stderr.strip()[-400:]):
+        return
+    with open(os.path.join(out, "batches.json"), encoding="utf-8") as f:
+        res = json.load(f)
+    first = [s["patches"][0] for s in res["series"] if s["patches"]]
+    want = "0001-fs-add-inode_lock_killable-and-inode_lock_shared_kil.patch"
+    tally.check("fs/hpfs: the series starts with kernel-patches/0001",
+                len(first) == 1 and first[0].get("kernel_patch") == want and
+                first[0]["checkpatch"] == "clean" and res["series"][0]["needs"] == [want],
+                str([(p.get("kernel_patch"), p["subject"]) for p in first]))
+    units = [p for s in res["series"] for p in s["patches"] if not p.get("kernel_patch")]
+    conv = {(x["func"], x["needs"]) for p in units for x in p["sites"]}
+    tally.check("fs/hpfs: hpfs_dir_lseek() and hpfs_fiemap() converted, each needing 0001",
+                {("hpfs_dir_lseek", want), ("hpfs_fiemap", want)} <= conv, str(sorted(conv)))
+    sdir = os.path.join(out, res["series"][0]["dir"]) if res["series"] else out
+    texts = []
+    for pf in sorted(glob.glob(os.path.join(sdir, "0*.patch"))):
+        with open(pf, encoding="utf-8") as f:
+            texts.append(f.read())
+    tally.check("fs/hpfs: the cover letter and each conversion say the first patch adds the twin",
+                len(texts) >= 3 and f"kernel-patches/{want}" in " ".join(texts[0].split()) and
+                all("first patch of this series adds it" in " ".join(t.split()) for t in texts[2:]),
+                texts[0][:600] if texts else "no patches")
+    series_tests(tally, kcache, out, tmp)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kdir", required=True, help="the 6.1 cache (read only)")
@@ -374,6 +415,7 @@ def main() -> int:
         if tally.check(f"make batches M={args.m} succeeds", proc.returncode == 0, proc.stderr.strip()[-400:]):
             series_tests(tally, args.kdir, args.out, tmp)
             injection_tests(tally, args.kdir, args.cache, args.out, tmp)
+        prerequisite_tests(tally, args.kdir, args.cache, tmp)
         tally.check("the 6.1 cache is untouched",
               run(["git", "-C", args.kdir, "status", "--porcelain"]).stdout == status)
     print(f"check-batches: {time.time() - t0:.0f}s")

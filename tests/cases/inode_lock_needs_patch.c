@@ -4,8 +4,10 @@
  * upstream in v6.16); kernel-patches/0001 backports it.  This file's tree
  * is plain 6.1 (no `tree-has` marker).
  *
- * Expect: no change; report `manual: needs kernel-patches/0001-...patch`
- * naming the patch file that exists in kernel-patches/.
+ * Expect: converted all the same (the twin comes with the kernel patch);
+ * the report line ends `converted (needs kernel-patches/0001-...patch)`,
+ * naming the patch file that exists in kernel-patches/, and make batches
+ * puts that patch first in the series.
  */
 // expect: hand-written
 // setup: kt_iocb.ki_filp = &kt_file; kt_iter.base = kt_ubuf; kt_iter.count = 8

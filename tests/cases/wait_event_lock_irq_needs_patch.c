@@ -3,8 +3,10 @@
  * wait_event_lock_irq(); 6.1 has only the interruptible twin, and
  * kernel-patches/0002 adds wait_event_lock_irq_killable().  Plain tree.
  *
- * Expect: no change; report `manual: needs kernel-patches/0002-...patch`
- * naming the patch file that exists in kernel-patches/.
+ * Expect: converted all the same (the twin comes with the kernel patch);
+ * the report line ends `converted (needs kernel-patches/0002-...patch)`,
+ * naming the patch file that exists in kernel-patches/, and make batches
+ * puts that patch first in the series.
  */
 // expect: hand-written
 // setup: kt_file.private_data = &cq0

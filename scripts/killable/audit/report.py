@@ -32,7 +32,7 @@ from killable import cli
 
 VERDICTS = ["convertible", "manual", "refused", "not on a syscall path"]
 COLUMNS = ["file", "line", "col", "function", "primitive", "family", "verdict", "reason",
-           "root_kinds", "chain", "mnf_kinds", "subsystem", "driver", "risk", "risk_evidence"]
+           "needs", "root_kinds", "chain", "mnf_kinds", "subsystem", "driver", "risk", "risk_evidence"]
 # Hang risk (killable.risk), the last two columns; "" when the audit ran with --no-risk.
 RISK_COLUMNS = ["risk", "risk_evidence"]
 RISKS = ["high", "low", "unknown", ""]
@@ -102,6 +102,13 @@ def summary_md(data: dict) -> str:
     lines += ["## By verdict", ""]
     by_v = Counter(s["verdict"] for s in sites)
     lines += table(["verdict", "sites"], [[v, by_v.get(v, 0)] for v in VERDICTS])
+    needs = Counter(s["needs"] for s in sites if s["verdict"] == "convertible" and s.get("needs"))
+    if needs:
+        lines += ["", "Convertible sites whose killable form comes from one of our kernel "
+                  "patches (`needs` in sites.csv; `make batches` puts the patch first in "
+                  "their series):", ""]
+        lines += table(["needs", "sites"], [[f"`kernel-patches/{n}`", c]
+                                            for n, c in sorted(needs.items())])
     lines += ["", "## By family", ""]
     fam: dict[str, Counter] = defaultdict(Counter)
     for s in sites:
@@ -272,7 +279,11 @@ def page_data(sites: list[dict]) -> dict:
     prims, pi = table((s["primitive"], s["family"]) for s in sites)
     fams, fa = table(s["family"] for s in sites)
     kinds, ki = table([s["root_kinds"] for s in sites] + [s["mnf_kinds"] for s in sites])
-    reasons, ri = table(s["reason"] for s in sites)
+    # A conversion that needs one of our kernel patches says so where a
+    # verdict's reason stands (sites.csv has it in its own column).
+    why = [s["reason"] or (f"needs kernel-patches/{s['needs']}" if s.get("needs") else "")
+           for s in sites]
+    reasons, ri = table(why)
     split = [split_reason(r) for r in reasons]
     tmpls, ti = table(t for t, _ in split)
     chains, ci = table([""] + [s["chain"] for s in sites] + [s["mnf_chain"] for s in sites]
@@ -288,7 +299,7 @@ def page_data(sites: list[dict]) -> dict:
         "n": [ni[s["function"]] for s in sites],
         "p": [pi[(s["primitive"], s["family"])] for s in sites],
         "v": [VERDICTS.index(s["verdict"]) for s in sites],
-        "r": [ri[s["reason"]] for s in sites],
+        "r": [ri[w] for w in why],
         "k": [ki[s["root_kinds"]] for s in sites], "m": [ki[s["mnf_kinds"]] for s in sites],
         "ch": [ci[s["chain"]] for s in sites], "mc": [ci[s["mnf_chain"]] for s in sites],
         "rk": [RISKS.index(s.get("risk", "")) if s.get("risk", "") in RISKS else 3

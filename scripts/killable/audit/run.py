@@ -681,7 +681,7 @@ def site_record(m: re.Match, families: dict[str, str], lookup, rel: str) -> dict
     return {"file": rel, "line": int(m.group("line")), "col": int(m.group("col")),
             "function": func, "primitive": m.group("prim"),
             "family": families.get(m.group("prim"), "?"),
-            "verdict": verdict, "reason": reason,
+            "verdict": verdict, "reason": reason, "needs": m.group("needs") or "",
             "root_kinds": ";".join(g.get("root_kinds", [])),
             "chain": g.get("chain", ""),
             "mnf_kinds": ";".join(g.get("mnf_kinds", [])),

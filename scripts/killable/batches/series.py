@@ -31,11 +31,11 @@ import sys
 import tempfile
 import textwrap
 import time
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
 from killable import cli, data, paths, spatch
 from killable.graph import callgraph
-from killable.paths import TOP
+from killable.paths import KERNEL_PATCHES, TOP
 from killable.risk import analysis as risk_analysis
 from killable.scan import csource
 DIAG = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):(?:(?P<col>\d+):)? "
@@ -66,6 +66,7 @@ class Site:
     verdict: str
     risk: str = ""          # hang risk (killable.risk), when it was ranked
     evidence: str = ""
+    needs: str = ""         # the file in kernel-patches/ its twin comes from
 
     def where(self) -> str:
         return f"{self.file}:{self.line}"
@@ -123,7 +124,7 @@ def parse_report(text: str) -> list[Site]:
     for line in text.splitlines():
         r = spatch.parse_report_line(line)
         if r:
-            sites.append(Site(r.file, r.line, r.col, r.prim, r.func, r.verdict))
+            sites.append(Site(r.file, r.line, r.col, r.prim, r.func, r.verdict, needs=r.needs))
     return sites
 
 
@@ -362,7 +363,9 @@ def slug(name: str) -> str:
 
 
 def wrap(text: str) -> str:
-    return "\n\n".join(textwrap.fill(p, WRAP) for p in text.split("\n\n"))
+    # Never inside a name: kernel-patches/0001-fs-add-... stays whole.
+    return "\n\n".join(textwrap.fill(p, WRAP, break_on_hyphens=False, break_long_words=False)
+                       for p in text.split("\n\n"))
 
 
 def make_body(unit: Unit, twins: dict[str, tuple[str, str, str]]) -> str:
@@ -385,6 +388,12 @@ def make_body(unit: Unit, twins: dict[str, tuple[str, str, str]]) -> str:
         f"variants are not used because they would let ordinary signals fail "
         f"the call.",
     ]
+    needed = list(dict.fromkeys(twins.get(s.prim, (s.prim + "_killable",))[0]
+                                for s in conv if s.needs))
+    if needed:
+        paras.append(f"{func_list(needed)} {'is' if len(needed) == 1 else 'are'} not in this "
+                     f"tree yet: the first patch of this series adds "
+                     f"{'it' if len(needed) == 1 else 'them'}.")
     if not conv:
         # Only callers changed: they now check a helper converted elsewhere.
         funcs = sorted(set(re.findall(r"^@@ [^@]+ @@ .*?(\w+)\(", unit.diff, re.M))) or ["the callers"]
@@ -498,7 +507,7 @@ def build_units(kdir: str, pieces: dict[str, str], sites: list[Site],
             funcs = list(dict.fromkeys(s.func for s in conv))
         u.subject = make_subject(prefix, funcs)
         u.body = make_body(u, twins)
-        u.needs = sorted({twins[s.prim][1] for s in conv if s.prim in twins and twins[s.prim][1]})
+        u.needs = sorted({s.needs for s in conv if s.needs})
         units.append(u)
     units.sort(key=lambda u: (u.section, u.files))
     return units
@@ -565,6 +574,33 @@ def ensure_worktree(kdir: str, wt: str, base: str) -> None:
 def reset_worktree(wt: str, base: str) -> None:
     git(wt, "reset", "-q", "--hard", base)
     git(wt, "clean", "-fdq")
+
+
+def kernel_patch_order() -> list[str]:
+    """The files of kernel-patches/series, in the order they apply."""
+    with open(os.path.join(KERNEL_PATCHES, "series"), encoding="utf-8") as f:
+        return [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
+
+
+def apply_prerequisites(wt: str, base: str, needs: Iterable[str], env: dict[str, str]) -> str:
+    """wt reset to base, then our kernel patches the conversions need
+    (inode_lock_killable() is not in 6.1) committed by git am, in the
+    series' order: the commit the units go on (base when none is needed)."""
+    reset_worktree(wt, base)
+    wanted = set(needs)
+    for name in kernel_patch_order():
+        if name not in wanted:
+            continue
+        proc = run(["git", "-C", wt, "am", "-q", "--keep-cr", os.path.join(KERNEL_PATCHES, name)],
+                   env=env)
+        if proc.returncode:
+            git(wt, "am", "--abort", check=False)
+            raise Fail(f"kernel-patches/{name} does not apply to {base[:12]}: "
+                       f"{(proc.stderr or proc.stdout).strip().splitlines()[:1]}")
+        wanted.discard(name)
+    if wanted:
+        raise Fail(f"not in kernel-patches/series: {', '.join(sorted(wanted))}")
+    return git(wt, "rev-parse", "HEAD").strip()
 
 
 def ensure_objdir(wt: str, obj: str, jobs: int) -> None:
@@ -749,7 +785,7 @@ def fill_cover(path: str, subject: str, blurb: str) -> None:
 
 
 def cover_blurb(section: str, units: list[Unit], held: list[Unit], other_sites: list[Site],
-                ctx: dict, part: str) -> str:
+                ctx: dict, part: str, needs: Sequence[str] = ()) -> str:
     nsites = sum(1 for u in units for s in u.sites if s.verdict == "converted")
     nfiles = sum(len(u.files) for u in units)
     used = list(dict.fromkeys(t for u in units for t in re.findall(r"-> (\w+)\(\)", u.body)))
@@ -758,6 +794,13 @@ def cover_blurb(section: str, units: list[Unit], held: list[Unit], other_sites: 
         f"files of {section} to their killable twins"
         f"{' (' + func_list(used) + ')' if used else ''}, "
         f"one patch per {'file' if all(len(u.files) == 1 for u in units) else 'driver'}.")]
+    if needs:
+        out[0] += "\n\n" + wrap(
+            f"{'Patch 1 adds' if len(needs) == 1 else f'Patches 1-{len(needs)} add'} the "
+            "killable twin the later patches use, which this tree lacks "
+            f"(kernel-patches/{', kernel-patches/'.join(needs)} of killable; see "
+            f"{'its' if len(needs) == 1 else 'their'} commit message for where upstream "
+            "stands).")
     out.append(wrap(
         "Why: every converted site is reachable from a system call (file "
         "operations, ioctl, sysfs/debugfs attributes). An uninterruptible sleep "
@@ -809,7 +852,8 @@ def common_prefix(prefixes: list[str]) -> str:
 def write_series(wt: str, base: str, name: str, section: str, units: list[Unit],
                  held: list[Unit], sites: list[Site], outdir: str, ctx: dict,
                  env: dict[str, str], part: str) -> dict:
-    reset_worktree(wt, base)
+    needs = sorted({n for u in units for n in u.needs})
+    apply_prerequisites(wt, base, needs, env)
     for u in units:
         commit_unit(wt, u, env)
     sdir = os.path.join(outdir, name)
@@ -820,17 +864,53 @@ def write_series(wt: str, base: str, name: str, section: str, units: list[Unit],
            "-o", sdir] + [f"--cc={a}" for a in cc] + [f"{base}..HEAD"]
     git(wt, *cmd, env=env)
     files = sorted(f for f in os.listdir(sdir) if f.endswith(".patch"))
+    for pf in files:
+        unfold_subject(os.path.join(sdir, pf))
     head = common_prefix([u.prefix for u in units]) or units[0].prefix
     csubj = f"{head} make syscall paths killable{part and ' (' + part.strip(' ,') + ')'}"
     files_in = {f for u in units for f in u.files}
     others = [s for s in sites if s.file in files_in]
     fill_cover(os.path.join(sdir, files[0]), csubj[:SUBJECT_MAX],
-               cover_blurb(section, units, held, others, ctx, part))
+               cover_blurb(section, units, held, others, ctx, part, needs))
     with open(os.path.join(sdir, ".killable-batch"), "w") as f:
         f.write(section + "\n")
     return {"name": name, "section": section, "dir": os.path.relpath(sdir, outdir),
             "cover": files[0], "cover_subject": csubj[:SUBJECT_MAX],
-            "patches": [dict(file=pf, **unit_record(u)) for pf, u in zip(files[1:], units)]}
+            "needs": needs,
+            "patches": [prerequisite_record(pf, n, wt) for pf, n in zip(files[1:], needs)]
+            + [dict(file=pf, **unit_record(u)) for pf, u in zip(files[1 + len(needs):], units)]}
+
+
+def unfold_subject(path: str) -> None:
+    """The Subject header on one line: format-patch folds one longer than 78
+    columns (`[PATCH 1/3] fs: add inode_lock_killable() and` + a line that
+    goes on), and b4 0.12 (Debian 12's) then stops with "Header values may
+    not contain linefeed".  One line of up to 998 is as valid a header."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    head, sep, rest = text.partition("\n\n")
+    new = re.sub(r"^(Subject: .*)\n[ \t]+(.*)$", r"\1 \2", head, flags=re.M)
+    while new != head:
+        head, new = new, re.sub(r"^(Subject: .*)\n[ \t]+(.*)$", r"\1 \2", new, flags=re.M)
+    if head + sep + rest != text:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(head + sep + rest)
+
+
+def prerequisite_record(pf: str, name: str, wt: str) -> dict:
+    """A series' patch that is one of our kernel patches, as a row like a
+    unit's: make check-kernel-patches checks it (checkpatch --strict, KUnit
+    in a boot); here checkpatch runs again, and every unit after it was
+    compiled on top of it."""
+    with open(os.path.join(KERNEL_PATCHES, name), encoding="utf-8") as f:
+        text = f.read()
+    subject = re.search(r"^Subject: (?:\[[^]]*\] )?(.*(?:\n .*)*)", text, re.M)
+    check, lines = run_checkpatch(wt, text)
+    return {"subject": " ".join(subject.group(1).split()) if subject else name,
+            "files": sorted(set(re.findall(r"^\+\+\+ b/(\S+)", text, re.M))),
+            "checkpatch": check, "checkpatch_lines": lines, "compile": "ok",
+            "compile_lines": [], "sparse": "not built", "sparse_lines": [], "compiled": {},
+            "needs": [], "sites": [], "kernel_patch": name, "file": pf}
 
 
 def unit_record(u: Unit) -> dict:
@@ -1032,6 +1112,9 @@ def batches(args: argparse.Namespace) -> int:
 
     # 4. Check every unit: checkpatch on its own patch, compile at base and patched.
     t0 = time.time()
+    # Conversions to a twin from our kernel patches go on top of them: the
+    # units are checked and compiled there, and their series carry them first.
+    pbase = apply_prerequisites(wt, base, {n for u in units for n in u.needs}, env)
     cdir = os.path.join(bcache, "compile-cache")
     headers_diff = "".join(pieces[f] for f in pieces if f.endswith(".h"))
     hkey = hashlib.sha1(headers_diff.encode()).hexdigest()
@@ -1040,7 +1123,7 @@ def batches(args: argparse.Namespace) -> int:
     if not args.no_compile:
         for u in units:
             for c in targets[u.files[0]]:
-                base_res[c] = compile_one(wt, obj, c, cdir, base)
+                base_res[c] = compile_one(wt, obj, c, cdir, pbase)
     times["compile at base"] = time.time() - t0
     t0 = time.time()
     for u in units:
@@ -1054,11 +1137,9 @@ def batches(args: argparse.Namespace) -> int:
         if args.no_compile:
             u.compile = u.sparse = "skipped"
             continue
-        new = {c: compile_one(wt, obj, c, cdir, base + hkey) for c in targets[u.files[0]]}
+        new = {c: compile_one(wt, obj, c, cdir, pbase + hkey) for c in targets[u.files[0]]}
         cached_new += [r["cached"] for r in new.values()]
         judge_compile(u, base_res, new, pieces)
-        if u.needs and u.compile != "ok":
-            u.compile_lines.append(f"needs kernel-patches/{', '.join(u.needs)}")
     times["compile patched"] = time.time() - t0
     if not args.no_compile:
         allres = list(base_res.values()) + [{"cached": c} for c in cached_new]

@@ -142,12 +142,6 @@ def return_type(c: Context) -> str:
     return ""
 
 
-def twin_missing(c: Context) -> str:
-    if c.k.tree_has(c.site.file, c.prim):
-        return ""
-    return f"manual: needs kernel-patches/{c.prim.needs}"
-
-
 def handoff(c: Context) -> str:
     """Exclusive handoffs: the waiter owns what it waits for once woken
     (families marked handoff in cocci/data/families.tsv)."""
@@ -416,7 +410,6 @@ CHECKS: list[Check] = [
     on_error_path,
     return_type,
     no_errno,
-    twin_missing,
     handoff,
     seq_stop_releases,
     not_polling,

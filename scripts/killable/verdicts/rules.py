@@ -23,6 +23,7 @@ import re
 import sys
 from dataclasses import dataclass
 
+from killable import spatch
 from killable.data import Primitive
 from killable.graph import reach as reachability
 from killable.scan import csource, effects
@@ -166,6 +167,12 @@ class Rules:
                     found = f"killable: tree-has {prim.twin}" in f.read()
             self.has_twin[key] = found
         return self.has_twin[key]
+
+    def needs_patch(self, path: str, prim: Primitive) -> str:
+        """The file in kernel-patches/ that brings prim's twin into a tree
+        without it, or "": the conversion is written all the same, and its
+        report line and batch carry the patch as a prerequisite."""
+        return "" if self.tree_has(path, prim) else prim.needs
 
     # ---- names --------------------------------------------------------
 
@@ -528,9 +535,6 @@ class Rules:
 
     # ---- output -------------------------------------------------------
 
-    def message(self, s: Site) -> str:
-        return f"{s.prim} in {s.func or '?'}(): {s.verdict}"
-
     def report(self, p, prim: str, args: str = "", verdict: str = "") -> None:
         """Print one line for a site once (report and org modes only).
 
@@ -553,7 +557,8 @@ class Rules:
             held = ", ".join(names) or "resources"
             v = f"manual: {held} held at the sleep; no error label to reuse and no inline undo"
         macro = v.startswith("manual: in macro ") and v.split()[3].rstrip("();")
-        msg = f"{prim} in {macro or p[0].current_element}(): {v}"
+        needs = self.needs_patch(self.real_file(p), self.prims[prim]) if v == "converted" else ""
+        msg = spatch.report_message(prim, macro or p[0].current_element, v, needs)
         if self.org:
             coccilib.org.print_todo(p[0], msg)
         else:
