@@ -1457,10 +1457,15 @@ class TestGlobalCallers(VerdictCase):
         self.assertTrue(v.startswith("manual: a call of foo_write_reg() at ") and
                         "outside any function the tool reads" in v, v)
 
-    def test_exported_and_hidden_callers_stay_manual(self) -> None:
-        v = self.judge_with(self.CALLER, "gcallers:exported,")
-        self.assertEqual(v, "manual: foo_write_reg() is exported; callers outside the tree are "
-                            "not checked")
+    def test_exported_decided_by_the_callers_in_the_tree(self) -> None:
+        # Modules outside the tree are not seen: the batch's commit message
+        # says so; the callers inside decide.
+        self.assertEqual(self.judge_with(self.CALLER, "gcallers:exported,gcallers:1,"), "converted")
+        v = self.judge_with(self.CALLER.replace("ret = foo_write_reg", "foo_write_reg"),
+                            "gcallers:exported,gcallers:1,")
+        self.assertTrue(v.startswith("manual: foo_ioctl() in ") and "ignores the result" in v, v)
+
+    def test_hidden_callers_stay_manual(self) -> None:
         v = self.judge_with(self.CALLER, "gcallers:open:drivers/foo/foo.h:12,")
         self.assertTrue(v.startswith("manual: foo_write_reg() is not static, and a mention at "
                                      "drivers/foo/foo.h:12 hides callers"), v)

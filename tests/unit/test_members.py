@@ -130,3 +130,6 @@ class TestFunctionCalls(unittest.TestCase):
         self.assertEqual(members.direct_caller_classes("drivers/foo/core.c", calls["foo_write"],
                                                        "", False),
                          ["gcallers:1", "gcall:drivers/foo/main.c:3"])
+        self.assertEqual(members.direct_caller_classes("drivers/foo/core.c", calls["foo_write"],
+                                                       "", True),
+                         ["gcallers:exported", "gcallers:1", "gcall:drivers/foo/main.c:3"])

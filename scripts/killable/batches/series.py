@@ -91,6 +91,7 @@ class Unit:
     sparse_lines: list[str] = dataclasses.field(default_factory=list)
     compiled: dict[str, str] = dataclasses.field(default_factory=dict)
     needs: list[str] = dataclasses.field(default_factory=list)
+    exported: list[str] = dataclasses.field(default_factory=list)
 
     def ok(self, allow_unbuilt: bool = False) -> bool:
         built = ("ok", "not built") if allow_unbuilt else ("ok",)
@@ -390,6 +391,13 @@ def make_body(unit: Unit, twins: dict[str, tuple[str, str, str]]) -> str:
     ]
     needed = list(dict.fromkeys(twins.get(s.prim, (s.prim + "_killable",))[0]
                                 for s in conv if s.needs))
+    if unit.exported:
+        n = len(unit.exported)
+        paras.append(f"{func_list(unit.exported)} {'is' if n == 1 else 'are'} exported. Every "
+                     f"caller in the tree was checked: each passes the new error on, or runs "
+                     f"where no fatal signal can be pending. Modules outside the tree were not "
+                     f"checked; one that ignores the result would carry on as if the call had "
+                     f"succeeded.")
     if needed:
         paras.append(f"{func_list(needed)} {'is' if len(needed) == 1 else 'are'} not in this "
                      f"tree yet: the first patch of this series adds "
@@ -454,6 +462,20 @@ def driver_dir(path: str) -> str:
 
 # ---------------------------------------------------------------- units and series
 
+def exported_functions(kdir: str, files: list[str], funcs: list[str]) -> list[str]:
+    """Which of funcs (converted in files) an EXPORT_SYMBOL*() exports:
+    their callers in the tree were checked, modules outside it were not."""
+    text = ""
+    for rel in files:
+        try:
+            with open(os.path.join(kdir, rel), encoding="utf-8", errors="replace") as f:
+                text += f.read()
+        except OSError:
+            continue
+    return [f for f in dict.fromkeys(funcs)
+            if re.search(r"\bEXPORT_\w*SYMBOL\w*\s*\(\s*%s\s*[,)]" % re.escape(f), text)]
+
+
 def build_units(kdir: str, pieces: dict[str, str], sites: list[Site],
                 twins: dict[str, tuple[str, str, str]], per_driver: bool = False) -> list[Unit]:
     by_file: dict[str, list[Site]] = collections.defaultdict(list)
@@ -506,8 +528,9 @@ def build_units(kdir: str, pieces: dict[str, str], sites: list[Site],
         else:
             funcs = list(dict.fromkeys(s.func for s in conv))
         u.subject = make_subject(prefix, funcs)
-        u.body = make_body(u, twins)
         u.needs = sorted({s.needs for s in conv if s.needs})
+        u.exported = exported_functions(kdir, members, [s.func for s in conv])
+        u.body = make_body(u, twins)
         units.append(u)
     units.sort(key=lambda u: (u.section, u.files))
     return units

@@ -1020,8 +1020,11 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
     scope = hashlib.sha256(f"{os.path.abspath(kdir)}|{sorted(subdirs or [])}".encode())
     ipath = os.path.join(gdir, f"index-{scope.hexdigest()[:16]}.idx")
     man = hashlib.sha256(f"{scanner_version()}|{TYPES_FORMAT}|m1|{reuse_stale}|".encode())
-    with open(os.path.abspath(__file__), "rb") as f:
-        man.update(f.read())
+    # This file and members.py (the member and global callers kept in the
+    # reach lines) decide what a cached graph holds.
+    for source in (os.path.abspath(__file__), os.path.abspath(members.__file__)):
+        with open(source, "rb") as f:
+            man.update(f.read())
     vkey = man.hexdigest()
     index = load_index(ipath)
     digest: dict[str, str] = {}

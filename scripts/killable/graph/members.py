@@ -300,14 +300,16 @@ def direct_caller_classes(home: str, calls: dict[str, list[int]], door: str,
       gcallers:N                  calls in N other files; then
       gcall:FILE:LINE;LINE...     the lines of its calls in one file
       gcallers:open:WHERE         a mention that hides callers
-      gcallers:exported           exported: callers outside the tree
+      gcallers:exported           exported: callers outside the tree too
+                                  (the others still name those inside)
       gcallers:many:N             calls in more than MAX_CALLERS files"""
     if door:
         return [f"gcallers:open:{door}"]
-    if exported:
-        return ["gcallers:exported"]
+    # Exported: the callers in the tree are checked like any others, and
+    # the class says that modules outside it may call it too.
+    mark = ["gcallers:exported"] if exported else []
     files = sorted(f for f in calls if f != home)
     if len(files) > MAX_CALLERS:
-        return [f"gcallers:many:{len(files)}"]
-    return [f"gcallers:{len(files)}"] + [f"gcall:{f}:{';'.join(map(str, sorted(calls[f])))}"
-                                         for f in files]
+        return mark + [f"gcallers:many:{len(files)}"]
+    return mark + [f"gcallers:{len(files)}"] + [
+        f"gcall:{f}:{';'.join(map(str, sorted(calls[f])))}" for f in files]
