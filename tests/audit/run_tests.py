@@ -329,6 +329,7 @@ def fake_data(n: int = 40) -> dict:
                 "primitive": "mutex_lock" if i % 3 else "wait_for_completion",
                 "family": "mutex" if i % 3 else "completion", "verdict": v,
                 "reason": "why, with comma" if v in ("manual", "refused") else "",
+                "needs": "0001-fs-add-x.patch" if i == 4 else "",
                 "root_kinds": "fops;ioctl" if v != "not on a syscall path" else "",
                 "chain": f"fn{i}_ioctl -> fn{i}", "mnf_kinds": "", "subsystem": "drivers/d" +
                 str(i % 4), "driver": os.path.dirname(rel), "mnf_chain": ""}
@@ -350,6 +351,7 @@ def test_reports(ctx: Ctx) -> None:
     expect(len(rows) == 40, f"csv rows {len(rows)}")
     expect(list(rows[0].keys()) == report_audit.COLUMNS, f"csv columns {list(rows[0])}")
     expect(any(r["reason"] == "why, with comma" for r in rows), "csv quoting")
+    expect([r["function"] for r in rows if r["needs"]] == ["fn4"], "csv needs column")
     with open(os.path.join(out, "sites.json")) as f:
         js = json.load(f)
     expect(len(js["sites"]) == 40 and js["tree"] == "linux-9.7", "sites.json")
@@ -358,7 +360,7 @@ def test_reports(ctx: Ctx) -> None:
     md = open(os.path.join(out, "summary.md")).read()
     for want in ("| convertible | 10 |", "spatch version: 1.1.1",
                  "files with parse errors: 1", "## By family", "## By subsystem",
-                 "## Top 30 drivers", "`drivers/d1`"):
+                 "## Top 30 drivers", "`drivers/d1`", "| `kernel-patches/0001-fs-add-x.patch` | 1 |"):
         expect(want in md, f"summary lacks {want!r}")
     expect(not [x for x in os.listdir(out) if x.startswith(".tmp")], "temp files left")
     # deterministic: same data, same bytes

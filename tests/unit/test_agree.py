@@ -60,6 +60,21 @@ class TestAgree(unittest.TestCase):
         self.assertEqual(spatch.location_key(org), ("drivers/char/x.c", 12, 1))
         self.assertIsNone(spatch.parse_report_line(org))
 
+    def test_needs_suffix_round_trip(self) -> None:
+        # A conversion whose twin comes from our kernel patch: the verdict
+        # stays `converted`, the patch is its own field, in both formats.
+        patch = "0001-fs-add-inode_lock_killable-and-inode_lock_shared_kil.patch"
+        line = (f"fs/hpfs/dir.c:37:1-11: inode_lock in hpfs_dir_lseek(): converted "
+                f"(needs kernel-patches/{patch})")
+        r = spatch.parse_report_line(line)
+        self.assertEqual((r.verdict, r.needs), ("converted", patch))
+        self.assertEqual(str(r), line)
+        self.assertTrue(spatch.is_site_line(line))
+        back = spatch.parse_site_line(spatch.org_line(r))
+        self.assertEqual(back, r)
+        plain = spatch.parse_report_line("a.c:1:0-5: mutex_lock in f(): manual: x() is called")
+        self.assertEqual((plain.verdict, plain.needs), ("manual: x() is called", ""))
+
 
 if __name__ == "__main__":
     unittest.main()
