@@ -72,6 +72,42 @@ def fix_indent(diff: str) -> str:
     return "\n".join(lines)
 
 
+NEW_RANGE = re.compile(r"^(@@ -\d+(?:,\d+)? \+\d+)(?:,(\d+))?( @@.*)$")
+
+
+def fix_else(diff: str) -> str:
+    """An added `}` and the added `else {` after it at the same depth, as
+    spatch prints a braced if/else it wrote (ext4_dio_write_iter), become
+    kernel style's one line `} else {` (checkpatch: ELSE_AFTER_BRACE); the
+    hunk's new-side count drops by one for each."""
+    out: list[str] = []
+    header = -1
+    lines = diff.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("@@"):
+            header = len(out)
+        close = re.match(r"^\+(\s*)\}\s*$", line)
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if close and header >= 0 and re.match(r"^\+%s(else\b.*)$" % re.escape(close.group(1)), nxt):
+            m = NEW_RANGE.match(out[header])
+            if m:
+                count = int(m.group(2) or 1) - 1
+                out[header] = f"{m.group(1)},{count}{m.group(3)}"
+                out.append(f"+{close.group(1)}}} " + nxt[1 + len(close.group(1)):])
+                i += 2
+                continue
+        out.append(line)
+        i += 1
+    return "\n".join(out)
+
+
+def tidy(diff: str) -> str:
+    """What patch mode prints, in kernel style (fix_indent, fix_else)."""
+    return fix_else(fix_indent(diff))
+
+
 def covered_lines(diff: str) -> set[int]:
     lines: set[int] = set()
     for m in HUNK_RE.finditer(diff):

@@ -198,7 +198,7 @@ def main() -> int:
     else:
         text = "".join(chunks)
         if args.mode == "patch":
-            text = agree.fix_indent(text)
+            text = agree.tidy(text)
     if args.out:
         d = os.path.dirname(os.path.abspath(args.out))
         fd, tmp = tempfile.mkstemp(dir=d, prefix=".coccicheck.")

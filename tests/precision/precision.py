@@ -141,7 +141,7 @@ def site_results(kdir: str, files: list[str], reach: str, jobs: int
         r = spatch.parse_report_line(line)
         if r:
             verdicts[(normalize(r.file, files), r.line)] = r.verdict
-    diff = agree.fix_indent(run_rules(kdir, files, reach, "patch", jobs))
+    diff = agree.tidy(run_rules(kdir, files, reach, "patch", jobs))
     hunks = {(normalize(f, files), ln): h for (f, ln), h in hunks_by_site(diff).items()}
     # As the audit and coccicheck do: what patch mode cannot make is manual.
     for key, v in verdicts.items():

@@ -60,6 +60,18 @@ class TestAgree(unittest.TestCase):
         self.assertEqual(spatch.location_key(org), ("drivers/char/x.c", 12, 1))
         self.assertIsNone(spatch.parse_report_line(org))
 
+    def test_fix_else(self) -> None:
+        # ext4_dio_write_iter(): spatch prints the braced if/else it wrote
+        # with `}` and `else {` on two lines; kernel style is one.
+        diff = ("@@ -494,4 +494,9 @@ f\n"
+                "-\t\tinode_lock(inode);\n"
+                "+\t\tif (s) {\n+\t\t\tif (a())\n+\t\t\t\treturn -EINTR;\n+\t\t}\n"
+                "+\t\telse {\n+\t\t\tif (b())\n+\t\t\t\treturn -EINTR;\n+\t\t}\n")
+        out = agree.fix_else(diff)
+        self.assertIn("+\t\t} else {\n", out)
+        self.assertTrue(out.startswith("@@ -494,4 +494,8 @@ f\n"), out)
+        self.assertEqual(agree.fix_else(out), out)
+
     def test_needs_suffix_round_trip(self) -> None:
         # A conversion whose twin comes from our kernel patch: the verdict
         # stays `converted`, the patch is its own field, in both formats.

@@ -1465,6 +1465,30 @@ class TestGlobalCallers(VerdictCase):
                             "gcallers:exported,gcallers:1,")
         self.assertTrue(v.startswith("manual: foo_ioctl() in ") and "ignores the result" in v, v)
 
+    def test_a_caller_that_reads_the_error_as_a_value(self) -> None:
+        # After lirc_transmit(): `int carrier = ir_raw_encode_carrier(...);
+        # if (carrier > 0) ...`: -EINTR reads as "no carrier" and it goes on.
+        caller = self.CALLER.replace(
+            "ret = foo_write_reg(foo, 1, arg);\n        \tif (ret)\n        \t\treturn ret;",
+            "int carrier = foo_write_reg(foo, 1, arg);\n\n        \tif (carrier > 0)\n"
+            "        \t\tfoo->x = carrier;")
+        self.assertNotEqual(caller, self.CALLER)
+        v = self.judge_with(caller, "gcallers:1,")
+        self.assertTrue(v.startswith("manual: foo_ioctl() does not check the result"), v)
+
+    def test_a_caller_that_undoes_on_any_error(self) -> None:
+        # After state_store(): `ret = adf_dev_up(); if (ret == -EALREADY)
+        # break; else if (ret) { adf_dev_down(); return ret; }`, and the
+        # same teardown under a plain `if (ret)`: a killed lock wait did
+        # nothing for the caller's error branch to take down.
+        for test in ("if (ret == -EALREADY)\n        \t\treturn 0;\n        \telse if (ret) {\n"
+                     "        \t\tfoo_down(foo);\n        \t\treturn ret;\n        \t}",
+                     "if (ret) {\n        \t\tfoo_down(foo);\n        \t\treturn ret;\n        \t}"):
+            caller = self.CALLER.replace("if (ret)\n        \t\treturn ret;", test)
+            self.assertNotEqual(caller, self.CALLER)
+            v = self.judge_with(caller, "gcallers:1,")
+            self.assertTrue(v.startswith("manual: foo_ioctl() does not check the result"), v)
+
     def test_hidden_callers_stay_manual(self) -> None:
         v = self.judge_with(self.CALLER, "gcallers:open:drivers/foo/foo.h:12,")
         self.assertTrue(v.startswith("manual: foo_write_reg() is not static, and a mention at "
@@ -1592,3 +1616,26 @@ class TestReviewFindings(VerdictCase):
         self.assertTrue(k.in_user_space(os.path.join(tree, "tools", "perf", "symbol.c")))
         self.assertFalse(k.in_user_space(os.path.join(tree, "drivers", "char", "mem.c")))
         self.assertFalse(k.in_user_space(os.path.join(self.tmp.name, "tools", "t.c")))
+
+
+class TestResultLiveAcross(unittest.TestCase):
+    """rfkill_fop_read(): `ret = wait_event_interruptible(...);
+    mutex_lock(&data->mtx); if (ret) goto out;`: `ret = twin()` would lose
+    the wait's -ERESTARTSYS, so the result-local shapes are not used."""
+
+    TEXT = ("{\n\tint ret;\n\twhile (list_empty(&d->events)) {\n\t\tmutex_unlock(&d->mtx);\n"
+            "\t\tret = wait_event_interruptible(d->wq, !list_empty(&d->events));\n"
+            "\t\tmutex_lock(&d->mtx);\n\t\tif (ret)\n\t\t\tgoto out;\n\t}\n"
+            "\tret = 1;\nout:\n\tmutex_unlock(&d->mtx);\n\treturn ret;\n}\n")
+
+    def test_read_after_the_sleep(self) -> None:
+        off = self.TEXT.index("mutex_lock(&d->mtx);")
+        self.assertTrue(rules.result_live_across("ret", "\n\t\t", self.TEXT, off))
+
+    def test_tested_before_or_stored_again(self) -> None:
+        off = self.TEXT.index("mutex_lock(&d->mtx);")
+        self.assertFalse(rules.result_live_across("ret", "\n\t\tif (ret)\n\t\t\treturn ret;\n",
+                                                  self.TEXT, off))
+        text = self.TEXT.replace("\t\tif (ret)\n\t\t\tgoto out;\n", "")
+        self.assertFalse(rules.result_live_across("ret", "\n\t\t", text,
+                                                  text.index("mutex_lock(&d->mtx);")))

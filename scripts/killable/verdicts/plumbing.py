@@ -99,6 +99,32 @@ def tested_passes_on(k: "Rules", ff: csource.FileFacts, caller: csource.Function
     close = csource.matching(cond, len(call.callee), "(", ")")
     if cond[close + 1:] not in ("", "<0", "!=0"):
         return False
+    return branch_passes_on(k, ff, branch)
+
+
+def branch_end(text: str, at: int) -> int:
+    """The end of the branch of the `if` whose condition holds offset at."""
+    ifs = list(re.finditer(r"\bif\s*\(", text[:at]))
+    if not ifs:
+        return at
+    close = csource.matching(text, ifs[-1].end() - 1, "(", ")")
+    rest = text[close + 1:]
+    start = close + 1 + len(rest) - len(rest.lstrip())
+    if text.startswith("{", start):
+        return csource.matching(text, start, "{", "}")
+    return text.find(";", start)
+
+
+def branch_passes_on(k: "Rules", ff: csource.FileFacts, branch: str) -> bool:
+    """The branch an error takes ends the request with one (a goto, or a
+    return of something that is no success value) and on the way only
+    releases, logs or reads: a call that undoes what the callee is taken
+    to have done (state_store(): adf_dev_down() after any error of
+    adf_dev_up(), also the one a killed lock wait returns before doing
+    anything) is not an error exit for an error that changed nothing."""
+    for name, _ in body.calls_in(branch):
+        if not call_leaves_nothing(k, ff, name):
+            return False
     if re.search(r"\bgoto\s+\w+\s*;", branch):
         return True
     ret = re.search(r"\breturn\b\s*([^;]*);", branch)
@@ -112,11 +138,41 @@ def result_checked(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
     var = call.use.split(":", 1)[1]
     if not re.match(r"^\w+$", var):
         return False
-    lines = k.source_lines(ff.path)[call.line - 1:caller.end_line]
-    text = "\n".join(lines)
-    # `return v;`, `return v ? v : count;`, `return v ?: n;` all hand v on.
-    return re.search(r"(?:\bif\s*\(\s*!?\s*%s\b|\breturn\s+\(?\s*%s\b|\b%s\s*[<!=]=?\s*0|"
-                     r"IS_ERR\w*\(\s*%s\s*\))" % ((re.escape(var),) * 4), text) is not None
+    text, off = call_offset(k, ff, caller, call)
+    if off < 0:
+        return False
+    end = text.find(";", off)
+    # The first read of v after the call decides.  `return v;`, `return v
+    # ? v : count;`, `return v ?: n;` hand it on; an `if` must test for an
+    # error (v, v < 0, v != 0, IS_ERR(v)) and its branch pass it on
+    # (branch_passes_on); a test of the success side (v > 0, !v) is passed
+    # over, as the error goes on past it.  `if (carrier > 0)` (lirc_transmit) reads the
+    # error as "no carrier" and goes on; `if (ret == -EALREADY)` singles
+    # out one code and does something else with the others.
+    for m in re.finditer(r"\b%s\b" % re.escape(var), text[end + 1:] if end >= 0 else ""):
+        at = end + 1 + m.start()
+        if re.match(r"\s*=(?!=)", text[at + len(var):]):
+            return False        # stored again before any read
+        if re.search(r"\breturn\s+\(?\s*$", text[:at]):
+            return True
+        cond, branch = body.test_branch(text, at)
+        if not cond:
+            wrapped = re.search(r"\bIS_ERR\w*\(\s*$", text[:at])
+            cond, branch = body.test_branch(text, wrapped.start()) if wrapped else ("", "")
+        norm = "".join(cond.split())
+        norm = re.sub(r"^(?:un)?likely\((.*)\)$", r"\1", norm)
+        if norm in (f"{var}>0", f"{var}>=0", f"{var}==0", f"!{var}"):
+            # The success side (`if (ret > 0) ret = put_user(ret, p);`):
+            # the error goes on past it, to a `return v;` after its branch
+            # (watchdog_ioctl's, after the switch) or to nothing
+            # (lirc_transmit's `if (carrier > 0)`: the error is lost).
+            skip = branch_end(text, at)
+            return re.search(r"\breturn\s+\(?\s*%s\b" % re.escape(var), text[skip:]) is not None
+        if norm not in (var, f"{var}<0", f"{var}!=0", f"IS_ERR({var})",
+                        f"IS_ERR_OR_NULL({var})"):
+            return False
+        return branch_passes_on(k, ff, branch)
+    return False
 
 
 def truth_valued(fn: csource.Function) -> bool:

@@ -49,6 +49,20 @@ class Site:
 CANDIDATE_MARK = "killable-candidate: "
 
 
+def result_live_across(name: str, between: str, text: str, off: int) -> bool:
+    """Whether a call's result stored in local name right before the sleep
+    is still to be read after it: nothing between the store and the sleep
+    reads it, and after the sleep's statement it is read before it is
+    stored again (rfkill_fop_read(): `ret = wait_event_interruptible(...);
+    mutex_lock(&data->mtx); if (ret) goto out;`: `ret =` of the twin
+    would lose the wait's -ERESTARTSYS)."""
+    if re.search(r"\b%s\b" % re.escape(name), between):
+        return False        # tested before the sleep: 0 there, or gone
+    end = text.find(";", off)
+    nxt = re.compile(r"\b%s\b(\s*=(?!=))?" % re.escape(name)).search(text, end + 1 if end >= 0 else off)
+    return bool(nxt) and not nxt.group(1)
+
+
 class Rules:
     """All state of one spatch process."""
 
@@ -333,8 +347,10 @@ class Rules:
             # `ret = -C` shapes see it) may be overwritten.  Any other
             # constant is data: `int i, ret = 1;` in yealink's get_icons()
             # is the offset the sprintf()s after the lock add to.
-            if re.match(r"^\(?\s*(?:0|-\s*\w+)\s*\)?$", value) or \
-                    re.search(r"\w\s*\(", value):
+            if re.match(r"^\(?\s*(?:0|-\s*\w+)\s*\)?$", value):
+                continue
+            if re.search(r"\w\s*\(", value) and not result_live_across(name, before[last.end():],
+                                                                         text, off):
                 continue
             return True
         return False
