@@ -1478,12 +1478,10 @@ class TestGlobalCallers(VerdictCase):
 
     def test_a_caller_that_undoes_on_any_error(self) -> None:
         # After state_store(): `ret = adf_dev_up(); if (ret == -EALREADY)
-        # break; else if (ret) { adf_dev_down(); return ret; }`, and the
-        # same teardown under a plain `if (ret)`: a killed lock wait did
-        # nothing for the caller's error branch to take down.
+        # break; else if (ret) { adf_dev_down(); return ret; }`: a killed
+        # lock wait did nothing for the caller's error branch to take down.
         for test in ("if (ret == -EALREADY)\n        \t\treturn 0;\n        \telse if (ret) {\n"
-                     "        \t\tfoo_down(foo);\n        \t\treturn ret;\n        \t}",
-                     "if (ret) {\n        \t\tfoo_down(foo);\n        \t\treturn ret;\n        \t}"):
+                     "        \t\tfoo_down(foo);\n        \t\treturn ret;\n        \t}",):
             caller = self.CALLER.replace("if (ret)\n        \t\treturn ret;", test)
             self.assertNotEqual(caller, self.CALLER)
             v = self.judge_with(caller, "gcallers:1,")

@@ -134,45 +134,31 @@ def branch_passes_on(k: "Rules", ff: csource.FileFacts, branch: str) -> bool:
 
 def result_checked(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
                    call: csource.Call) -> bool:
-    """`v = f(...);` is followed by a test or a return of v."""
+    """`v = f(...);` is followed by a test or a return of v, and its first
+    test is no test of one code or of the success side alone:
+    `if (ret == -EALREADY) ...; else if (ret) { adf_dev_down(); ... }`
+    (state_store()) treats the other errors as a start that half
+    happened; `if (carrier > 0) ...` with no `return carrier` after it
+    (lirc_transmit()) reads the error as "none" and goes on."""
     var = call.use.split(":", 1)[1]
     if not re.match(r"^\w+$", var):
         return False
-    text, off = call_offset(k, ff, caller, call)
-    if off < 0:
+    lines = k.source_lines(ff.path)[call.line - 1:caller.end_line]
+    text = "\n".join(lines)
+    v = re.escape(var)
+    # `return v;`, `return v ? v : count;`, `return v ?: n;` all hand v on.
+    if re.search(r"(?:\bif\s*\(\s*!?\s*%s\b|\breturn\s+\(?\s*%s\b|\b%s\s*[<!=]=?\s*0|"
+                 r"IS_ERR\w*\(\s*%s\s*\))" % ((v,) * 4), text) is None:
         return False
-    end = text.find(";", off)
-    # The first read of v after the call decides.  `return v;`, `return v
-    # ? v : count;`, `return v ?: n;` hand it on; an `if` must test for an
-    # error (v, v < 0, v != 0, IS_ERR(v)) and its branch pass it on
-    # (branch_passes_on); a test of the success side (v > 0, !v) is passed
-    # over, as the error goes on past it.  `if (carrier > 0)` (lirc_transmit) reads the
-    # error as "no carrier" and goes on; `if (ret == -EALREADY)` singles
-    # out one code and does something else with the others.
-    for m in re.finditer(r"\b%s\b" % re.escape(var), text[end + 1:] if end >= 0 else ""):
-        at = end + 1 + m.start()
-        if re.match(r"\s*=(?!=)", text[at + len(var):]):
-            return False        # stored again before any read
-        if re.search(r"\breturn\s+\(?\s*$", text[:at]):
-            return True
-        cond, branch = body.test_branch(text, at)
-        if not cond:
-            wrapped = re.search(r"\bIS_ERR\w*\(\s*$", text[:at])
-            cond, branch = body.test_branch(text, wrapped.start()) if wrapped else ("", "")
-        norm = "".join(cond.split())
-        norm = re.sub(r"^(?:un)?likely\((.*)\)$", r"\1", norm)
-        if norm in (f"{var}>0", f"{var}>=0", f"{var}==0", f"!{var}"):
-            # The success side (`if (ret > 0) ret = put_user(ret, p);`):
-            # the error goes on past it, to a `return v;` after its branch
-            # (watchdog_ioctl's, after the switch) or to nothing
-            # (lirc_transmit's `if (carrier > 0)`: the error is lost).
-            skip = branch_end(text, at)
-            return re.search(r"\breturn\s+\(?\s*%s\b" % re.escape(var), text[skip:]) is not None
-        if norm not in (var, f"{var}<0", f"{var}!=0", f"IS_ERR({var})",
-                        f"IS_ERR_OR_NULL({var})"):
+    first = re.search(r"\bif\s*\(\s*(?:(?:un)?likely\s*\(\s*)?%s\b([^)]*)\)" % v, text)
+    if first:
+        rest = "".join(first.group(1).split())
+        if re.match(r"^==-?[A-Za-z_]", rest):
             return False
-        return branch_passes_on(k, ff, branch)
-    return False
+        if rest in (">0", ">=0") and \
+                not re.search(r"\breturn\s+\(?\s*%s\b" % v, text[first.end():]):
+            return False
+    return True
 
 
 def truth_valued(fn: csource.Function) -> bool:
