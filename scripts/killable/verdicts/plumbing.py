@@ -102,19 +102,6 @@ def tested_passes_on(k: "Rules", ff: csource.FileFacts, caller: csource.Function
     return branch_passes_on(k, ff, branch)
 
 
-def branch_end(text: str, at: int) -> int:
-    """The end of the branch of the `if` whose condition holds offset at."""
-    ifs = list(re.finditer(r"\bif\s*\(", text[:at]))
-    if not ifs:
-        return at
-    close = csource.matching(text, ifs[-1].end() - 1, "(", ")")
-    rest = text[close + 1:]
-    start = close + 1 + len(rest) - len(rest.lstrip())
-    if text.startswith("{", start):
-        return csource.matching(text, start, "{", "}")
-    return text.find(";", start)
-
-
 def branch_passes_on(k: "Rules", ff: csource.FileFacts, branch: str) -> bool:
     """The branch an error takes ends the request with one (a goto, or a
     return of something that is no success value) and on the way only
