@@ -1222,10 +1222,11 @@ def reach_line(res: Result, nid: int, callers: CrossCallers) -> str:
 
 
 def reach_lines(res: Result) -> list[str]:
-    """relpath\tfunction\tclasses for every function some root reaches."""
-    callers = cross_file_callers(res.graph)
-    return sorted(x for x in (reach_line(res, nid, callers) for nid in range(len(res.graph.files)))
-                  if x)
+    """relpath\tfunction\tclasses for every function some root reaches.
+    From reach_by_file: a graph loaded from the cache no longer has the
+    member and global caller facts (Graph.__getstate__), its lines do."""
+    by_file = reach_by_file(res)
+    return [ln for rel in sorted(by_file) for ln in by_file[rel].splitlines()]
 
 
 REACH_LINE = re.compile(r"^[^\t]+\t[A-Za-z_]\w*\t[^\t]+$")
