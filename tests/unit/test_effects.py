@@ -1,4 +1,5 @@
-"""Unit tests of killable/scan/effects.py: which header names only read."""
+"""Unit tests of killable/scan/effects.py: which header names only read, or
+write only through their pointer parameters."""
 
 from __future__ import annotations
 
@@ -53,6 +54,46 @@ int kx_real(struct kx_dev *d);
 #else
 static inline int kx_real(struct kx_dev *d) { return 0; }
 #endif
+
+static inline int kx_parse(const char *s, int *val, int *frac)
+{
+	int i = 0, f;
+
+	while (*s)
+		i = i * 10 + *s++ - '0';
+	*val = i;
+	f = 0;
+	*frac = f;
+	return 0;
+}
+
+static inline int kx_parse_both(const char *s, struct kx_pair *p)
+{
+	return kx_parse(s, &p->a, &p->b);
+}
+
+static inline int kx_parse_shared(const char *s, struct kx_dev *d)
+{
+	return kx_parse(s, &d->cfg->a, &d->cfg->b);
+}
+
+static inline int kx_parse_twice_away(struct kx_dev *d, int v)
+{
+	d->cfg->a = v;
+	return 0;
+}
+
+extern int kx_count;
+
+static inline void kx_count_up(void)
+{
+	kx_count++;
+}
+
+static inline int kx_ask(struct kx_dev *d)
+{
+	return d->ops->get(d);
+}
 """
 
 
@@ -63,7 +104,8 @@ class TestSummaries(unittest.TestCase):
         os.makedirs(os.path.join(self.tmp.name, "include", "linux"))
         with open(os.path.join(self.tmp.name, "include", "linux", "kx.h"), "w") as f:
             f.write(textwrap.dedent(HEADER))
-        self.pure = effects.summarize(self.tmp.name, effects.header_paths(self.tmp.name))
+        self.writes = effects.summarize(self.tmp.name, effects.source_paths(self.tmp.name))
+        self.pure = {n for n, w in self.writes.items() if not w}
 
     def test_arithmetic_accessors_and_aliases_only_read(self) -> None:
         for name in ("__KDIV", "KDIV_ROUND_UP", "kx_first_entry", "kx_max", "kx_dev_of"):
@@ -80,11 +122,25 @@ class TestSummaries(unittest.TestCase):
         # The other configuration's kx_real() is a real function in a .c file.
         self.assertNotIn("kx_real", self.pure)
 
+    def test_writes_through_pointer_parameters_only(self) -> None:
+        # *val and *frac; and what hands kx_parse its own parameter's fields
+        self.assertEqual(self.writes.get("kx_parse"), frozenset({2, 3}))
+        self.assertEqual(self.writes.get("kx_parse_both"), frozenset({2}))
+
+    def test_writes_one_pointer_further_are_effects(self) -> None:
+        # &d->cfg->a is in what d's object points to, not in d's object
+        self.assertNotIn("kx_parse_shared", self.writes)
+        self.assertNotIn("kx_parse_twice_away", self.writes)
+
+    def test_file_scope_variables_and_calls_through_pointers_are_effects(self) -> None:
+        self.assertNotIn("kx_count_up", self.writes)
+        self.assertNotIn("kx_ask", self.writes)
+
     def test_table_is_cached_and_read_back(self) -> None:
         cache = os.path.join(self.tmp.name, "cache")
         path = effects.ensure_table(self.tmp.name, cache)
         self.assertEqual(effects.ensure_table(self.tmp.name, cache), path)
-        self.assertEqual(effects.load_table(path), frozenset(self.pure))
+        self.assertEqual(effects.load_table(path), self.writes)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 from killable.graph import reach as reachability
-from killable.scan import csource
+from killable.scan import csource, effects
 from killable.verdicts import body
 
 if TYPE_CHECKING:
@@ -206,11 +206,14 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
         scope = body.blank_span(scope, *span)
     window = body.without_exit_branches(scope[start:off])
     t = k.tables
-    mine = body.local_objects(text) | {
+    # Its own objects: locals that are no pointers (`int integer, fract;`
+    # too), and what it allocated.
+    own = effects.body_locals("", "", text[body.body_start(text):])
+    mine = body.local_objects(text) | (own.scalars - own.statics) | {
         m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*(\w+)\s*\(", text[:off])
         if t.style_of(m.group(2)) == "alloc"}
     for name, at in body.calls_in(window):
-        if writes_only_mine(k, window, name, at, mine):
+        if writes_only_mine(k, ff, window, name, at, mine):
             continue
         if not call_leaves_nothing(k, ff, name) or \
                 unpaired_toggle(k, name, scope[:start + at]):
@@ -237,22 +240,26 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     return f"{lhs} is written" if lhs else ""
 
 
-def writes_only_mine(k: "Rules", code: str, name: str, at: int, mine: set[str]) -> bool:
-    """A call that writes only into the function's own object, or declares
-    a new local (local-writers.tsv): memset(&cmd, ...) on a local struct,
-    INIT_LIST_HEAD(&list) on a local list, DECLARE_WAITQUEUE(wait, current)."""
-    argn = k.tables.local_writers.get(name)
-    if argn is None:
-        return False
-    if argn == 0:
-        return True
+def writes_only_mine(k: "Rules", ff: csource.FileFacts, code: str, name: str, at: int,
+                     mine: set[str]) -> bool:
+    """A call that writes only into the function's own objects, or declares
+    a new local: memset(&cmd, ...) on a local struct, INIT_LIST_HEAD(&list)
+    on a local list, DECLARE_WAITQUEUE(wait, current) (local-writers.tsv),
+    or a parser that writes only through its pointer parameters
+    (Rules.param_writes) handed `&integer, &fract` of the caller's own."""
+    writes = k.param_writes(ff, name)
+    if not writes:
+        return writes is not None and name in k.tables.local_writers
     open_ = code.find("(", at)
     args = csource.split_args(code[open_ + 1:csource.matching(code, open_, "(", ")")])
-    if len(args) < argn:
-        return False
-    target = re.match(r"^[&(\s]*(?:\([^()]*\)\s*)?(\w+)\s*\)?\s*(?:\[[^\]]*\])?$",
-                      args[argn - 1].strip())
-    return bool(target) and target.group(1) in mine
+    for argn in writes:
+        if len(args) < argn:
+            return False
+        target = re.match(r"^[&(\s]*(?:\([^()]*\)\s*)?(\w+)\s*\)?\s*(?:\[[^\]]*\])?$",
+                          args[argn - 1].strip())
+        if not (target and target.group(1) in mine):
+            return False
+    return True
 
 
 # Names the release pattern takes for an undo that often start a state

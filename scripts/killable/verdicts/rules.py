@@ -78,8 +78,8 @@ class Rules:
         self.by_basename: dict[str, set[str]] = {}
         self.printed: set[tuple[str, str, str]] = set()
         self.plan: dict[str, set[tuple[str, str]]] = {}
-        self.pure_helpers: dict[tuple[str, str], bool] = {}
-        self.header_effects: dict[str, frozenset[str]] = {}
+        self.pure_helpers: dict[tuple[str, str], frozenset[int] | None] = {}
+        self.header_effects: dict[str, dict[str, frozenset[int]]] = {}
         self.fails: set[tuple[str, str]] = set()
         self.labels: dict[tuple[str, str, str], tuple[int, str]] = {}
         self.external: dict[str, dict[str, set[str]]] | None = None
@@ -400,37 +400,57 @@ class Rules:
         return True
 
     def is_pure_call(self, ff: csource.FileFacts, name: str, depth: int = 0) -> bool:
-        """A side-effect-free call: listed in the table, or a static helper
-        of this file that only reads (calls such helpers, writes no member)."""
+        """A side-effect-free call: listed in the table, a macro or static
+        inline of the tree's headers that only reads, or a static helper of
+        this file that only reads (calls only such names, writes nothing
+        but its own locals)."""
+        return self.param_writes(ff, name, depth) == frozenset()
+
+    def param_writes(self, ff: csource.FileFacts, name: str,
+                     depth: int = 0) -> frozenset[int] | None:
+        """The (1-based) pointer parameters a call of name writes through,
+        when that is all it changes: frozenset() for a call that only
+        reads; None for any other.  From the tables (side-effect-free.tsv,
+        local-writers.tsv), the tree's header summaries, or, for a static
+        helper of this file, its own body (scan.effects.body_effects):
+        __iio_str_to_fixpoint() parses into *integer and *fract and
+        changes nothing else."""
         if self.tables.is_pure(name):
-            return True
+            return frozenset()
         fn = ff.functions.get(name)
         if fn is None:
-            return self.header_pure(ff.path, name)
+            argn = self.tables.local_writers.get(name)
+            if argn is not None:
+                return frozenset({argn}) if argn else frozenset()
+            return self.tree_effects(ff.path).get(name)
         if not fn.is_static or depth > 3:
-            return False
+            return None
         key = (ff.path, name)
         if key not in self.pure_helpers:
-            self.pure_helpers[key] = False     # recursion: not pure
+            self.pure_helpers[key] = None      # recursion: changes something
             text = csource.blank_noise(body.function_text(self.source_lines(ff.path), fn))
-            inner = text[body.body_start(text):]
-            self.pure_helpers[key] = not body.stores_in(inner) and all(
-                self.is_pure_call(ff, callee, depth + 1) for callee, _ in body.calls_in(inner))
+            start = body.body_start(text)
+            acquires, declarers = effects.scan_tables()
+            eff = effects.body_effects(text[:start], name, text[start:text.rfind("}")], declarers)
+            keep = effects.balanced({c for c, _ in eff.calls}, acquires)
+            eff.calls = [(c, r) for c, r in eff.calls if c in keep]
+            self.pure_helpers[key] = effects.written_through(
+                eff, lambda callee: self.param_writes(ff, callee, depth + 1))
         return self.pure_helpers[key]
 
-    def header_pure(self, path: str, name: str) -> bool:
-        """A macro or static inline of the file's tree's headers that only
-        reads (killable.scan.effects, cached per tree)."""
+    def tree_effects(self, path: str) -> dict[str, frozenset[int]]:
+        """The effect summaries of the file's tree's headers
+        (killable.scan.effects, cached per tree)."""
         tree = self.tree_of(path)
         if not tree:
-            return False
+            return {}
         if tree not in self.header_effects:
             try:
                 table = effects.load_table(effects.ensure_table(tree, effects.cache_dir()))
             except OSError:
-                table = frozenset()     # no cache to write: the tables alone
+                table = {}      # no cache to write: the tables alone
             self.header_effects[tree] = table
-        return name in self.header_effects[tree]
+        return self.header_effects[tree]
 
     def label_returns_error(self, g, lbl: str) -> bool:
         """The code at lbl only releases and then returns what it was given:
