@@ -31,6 +31,7 @@ import hashlib
 import multiprocessing
 import os
 import re
+import signal
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -453,13 +454,26 @@ def read_file_effects(job: tuple[str, str]) -> tuple[str, FileEffects | None]:
         return rel, None
 
 
+def default_signals() -> None:
+    """A worker's signals as a new process has them: a caller's handler
+    (the audit's SIGTERM) is not the worker's to run."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def tree_file_effects(kdir: str, paths: list[str], jobs: int) -> dict[str, FileEffects]:
     """Every file's facts, scanned by jobs processes."""
     todo = [(kdir, rel) for rel in paths]
     if jobs > 1 and len(todo) > 200:
-        with multiprocessing.Pool(jobs) as pool:
+        # close() and join(), not terminate(): the workers end on their own,
+        # not by a SIGTERM whose handler they inherited (the audit's).
+        pool = multiprocessing.Pool(jobs, initializer=default_signals)
+        try:
             return {rel: fe for rel, fe in pool.imap_unordered(read_file_effects, todo, chunksize=64)
                     if fe is not None}
+        finally:
+            pool.close()
+            pool.join()
     return {rel: fe for rel, fe in map(read_file_effects, todo) if fe is not None}
 
 
