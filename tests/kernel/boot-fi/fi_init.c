@@ -226,9 +226,104 @@ static int match_any(const char * const *list, const char *path)
 	return 0;
 }
 
+static int fail_fd = -1;	/* this process's /proc/self/make-it-fail */
+static int armed;	/* what was last written there */
+
+static void knob(int on)
+{
+	if (fail_fd < 0)
+		fail_fd = open("/proc/self/make-it-fail", O_WRONLY);
+	if (fail_fd >= 0 && pwrite(fail_fd, on ? "1" : "0", 1, 0) != 1)
+		say("BOOTFI-KNOB %d: %s\n", on, strerror(errno));
+}
+
+/* Arm or disarm this process's killable sleeps (task-filter). */
+static void set_fail(int on)
+{
+	armed = on;
+	knob(on);
+}
+
+/*
+ * The directory of path, opened (O_PATH) with the knob off and kept open
+ * for the next file, and its last component in *base; -1 when path has no
+ * directory part.  Armed, the
+ * walk to a file's directory must not fail: each component of a sysfs or
+ * debugfs path runs killable sleeps of its own (kernfs_dop_revalidate(),
+ * kernfs_iop_permission()), and failing each at 40% leaves almost no item
+ * whose own calls are reached.
+ */
+static int dir_of(const char *path, const char **base)
+{
+	static char last[256];
+	static int last_fd = -1;
+	const char *slash = strrchr(path, '/');
+	char dir[256];
+
+	if (!slash || slash == path || slash - path >= (long)sizeof(dir))
+		return -1;
+	memcpy(dir, path, slash - path);
+	dir[slash - path] = '\0';
+	*base = slash + 1;
+	/* The files come directory by directory: one walk for each. */
+	if (last_fd >= 0 && !strcmp(dir, last))
+		return last_fd;
+	if (last_fd >= 0)
+		close(last_fd);
+	knob(0);
+	last_fd = open(dir, O_PATH | O_DIRECTORY);
+	knob(1);
+	strcpy(last, dir);
+	return last_fd;
+}
+
+/*
+ * open() for the workload: armed, only the last component's lookup and
+ * the ->open may fail; when one did, the item opens once more unarmed, so
+ * that its reads and writes still run armed.
+ */
+static int fi_open(const char *path, int flags)
+{
+	const char *base;
+	int dfd, fd;
+
+	if (!armed)
+		return open(path, flags);
+	dfd = dir_of(path, &base);
+	if (dfd < 0)
+		return open(path, flags);
+	fd = openat(dfd, base, flags);
+	if (fd < 0 && errno == EINTR) {
+		knob(0);
+		fd = openat(dfd, base, flags);
+		knob(1);
+	}
+	return fd;
+}
+
+/* lstat() for the workload, armed as fi_open() is. */
+static int fi_lstat(const char *path, struct stat *st)
+{
+	const char *base;
+	int dfd, ret;
+
+	if (!armed)
+		return lstat(path, st);
+	dfd = dir_of(path, &base);
+	if (dfd < 0)
+		return lstat(path, st);
+	ret = fstatat(dfd, base, st, AT_SYMLINK_NOFOLLOW);
+	if (ret && errno == EINTR) {
+		knob(0);
+		ret = fstatat(dfd, base, st, AT_SYMLINK_NOFOLLOW);
+		knob(1);
+	}
+	return ret;
+}
+
 static int write_str(const char *path, const char *value)
 {
-	int fd = open(path, O_WRONLY | O_NONBLOCK);
+	int fd = fi_open(path, O_WRONLY | O_NONBLOCK);
 	ssize_t n;
 
 	if (fd < 0)
@@ -242,7 +337,7 @@ static int write_str(const char *path, const char *value)
 
 static int read_str(const char *path, char *out, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK);
+	int fd = fi_open(path, O_RDONLY | O_NONBLOCK);
 	ssize_t n;
 
 	if (fd < 0)
@@ -352,7 +447,7 @@ static void poke_file(const char *path)
 	int fd, writable, k;
 	ssize_t n;
 
-	if (lstat(path, &st))
+	if (fi_lstat(path, &st))
 		return;
 	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
 		int v = 0;
@@ -360,7 +455,7 @@ static void poke_file(const char *path)
 		struct winsize ws;
 		struct termios t;
 
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+		fd = fi_open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 		if (fd < 0)
 			return;
 		n = read(fd, buf, 64);
@@ -376,7 +471,7 @@ static void poke_file(const char *path)
 		(void)n;
 		return;
 	}
-	fd = open(path, O_RDONLY | O_NONBLOCK);
+	fd = fi_open(path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -401,7 +496,7 @@ static void poke_file(const char *path)
 		if (buf[0] == '\n')
 			return;
 		for (k = 0; k < 3 && !__atomic_load_n(&alarmed, __ATOMIC_SEQ_CST); k++) {
-			fd = open(path, O_WRONLY | O_NONBLOCK);
+			fd = fi_open(path, O_WRONLY | O_NONBLOCK);
 			if (fd < 0)
 				continue;
 			n = write(fd, buf, strlen(buf));
@@ -429,9 +524,17 @@ static void write_glob(const char *pattern, const char *value)
 	while (slash > pattern && *slash != '/')
 		slash--;
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - pattern), pattern);
+	/* Listing the directory is no item of its own (see dir_of()). */
+	if (armed)
+		knob(0);
 	d = opendir(dir);
+	if (d)
+		readdir(d);
+	if (armed)
+		knob(1);
 	if (!d)
 		return;
+	rewinddir(d);
 	while ((e = readdir(d))) {
 		char path[512];
 		const char *rest = strchr(star, '/');
@@ -461,7 +564,7 @@ static void op_alsa(void)
 		int fd;
 
 		snprintf(path, sizeof(path), "/dev/snd/controlC%d", card);
-		fd = open(path, O_RDWR);
+		fd = fi_open(path, O_RDWR);
 		if (fd < 0)
 			continue;
 		memset(&list, 0, sizeof(list));
@@ -496,7 +599,7 @@ static void op_alsa(void)
 		close(fd);
 	}
 	{
-		int fd = open("/dev/snd/timer", O_RDONLY);
+		int fd = fi_open("/dev/snd/timer", O_RDONLY);
 		struct snd_timer_id tid;
 		struct snd_timer_gparams gp;
 
@@ -528,7 +631,7 @@ static void op_gpio(void)
 		int fd;
 
 		snprintf(path, sizeof(path), "/dev/gpiochip%d", i);
-		fd = open(path, O_RDWR | O_NONBLOCK);
+		fd = fi_open(path, O_RDWR | O_NONBLOCK);
 		if (fd < 0)
 			continue;
 		ioctl(fd, GPIO_GET_CHIPINFO_IOCTL, &info);
@@ -551,7 +654,7 @@ static void op_gpio(void)
 		int fd;
 
 		snprintf(path, sizeof(path), "/dev/iio:device%d", i);
-		fd = open(path, O_RDONLY | O_NONBLOCK);
+		fd = fi_open(path, O_RDONLY | O_NONBLOCK);
 		if (fd >= 0) {
 			int efd = -1;
 
@@ -564,7 +667,7 @@ static void op_gpio(void)
 
 static void op_tty(void)
 {
-	int fd = open("/dev/ttyS1", O_RDWR | O_NONBLOCK | O_NOCTTY);
+	int fd = fi_open("/dev/ttyS1", O_RDWR | O_NONBLOCK | O_NOCTTY);
 	int v = 0;
 	struct winsize ws;
 
@@ -584,7 +687,7 @@ static void op_net(void)
 	struct ifreq ifr;
 	int fd, s;
 
-	fd = open("/dev/net/tun", O_RDWR);
+	fd = fi_open("/dev/net/tun", O_RDWR);
 	if (fd >= 0) {
 		memset(&ifr, 0, sizeof(ifr));
 		ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_MULTI_QUEUE;
@@ -861,7 +964,7 @@ static void op_firmware_fallback(void)
 	if (worker_id != 0)
 		return;
 	snprintf(name, sizeof(name), "bootfi-fb%d.bin", getpid());
-	write_str("/proc/self/make-it-fail", "0");
+	set_fail(0);
 	pid = fork();
 	if (pid == 0) {
 		write_str(TFW "trigger_custom_fallback", name);
@@ -872,16 +975,16 @@ static void op_firmware_fallback(void)
 	snprintf(path, sizeof(path), "/sys/class/firmware/%s/loading", name);
 	for (i = 0; i < 40 && access(path, F_OK); i++)
 		usleep(50000);
-	write_str("/proc/self/make-it-fail", "1");
+	set_fail(1);
 	write_str(path, "1");
 	read_str(path, buf, 64);
 	snprintf(path, sizeof(path), "/sys/class/firmware/%s/data", name);
 	write_str(path, "bootfi");
 	snprintf(path, sizeof(path), "/sys/class/firmware/%s/loading", name);
 	write_str(path, "0");
-	write_str("/proc/self/make-it-fail", "0");
+	set_fail(0);
 	write_str(path, "-1");
-	write_str("/proc/self/make-it-fail", "1");
+	set_fail(1);
 	waitpid(pid, NULL, 0);
 }
 
@@ -902,13 +1005,13 @@ static void op_nullb(void)
 
 static void op_trace(void)
 {
-	int fd = open("/sys/kernel/tracing/per_cpu/cpu0/trace_pipe_raw", O_RDONLY | O_NONBLOCK);
+	int fd = fi_open("/sys/kernel/tracing/per_cpu/cpu0/trace_pipe_raw", O_RDONLY | O_NONBLOCK);
 
 	if (fd >= 0) {
 		ioctl(fd, 0, 0);
 		close(fd);
 	}
-	fd = open("/sys/kernel/tracing/trace_pipe", O_RDONLY | O_NONBLOCK);
+	fd = fi_open("/sys/kernel/tracing/trace_pipe", O_RDONLY | O_NONBLOCK);
 	if (fd >= 0) {
 		if (read(fd, buf, 64) < 0)
 			errno = 0;
@@ -964,7 +1067,7 @@ struct bootfi_mon_mfetch {
 
 static void op_usb(void)
 {
-	int fd = open("/dev/usbmon0", O_RDONLY | O_NONBLOCK);
+	int fd = fi_open("/dev/usbmon0", O_RDONLY | O_NONBLOCK);
 	char hdr[64];
 	__u32 off[4];
 
@@ -978,7 +1081,7 @@ static void op_usb(void)
 			errno = 0;
 		close(fd);
 	}
-	fd = open("/dev/usb/lp0", O_RDWR | O_NONBLOCK);
+	fd = fi_open("/dev/usb/lp0", O_RDWR | O_NONBLOCK);
 	if (fd >= 0) {
 		int v = 0;
 
@@ -986,7 +1089,7 @@ static void op_usb(void)
 		ioctl(fd, _IOC(_IOC_NONE, 'P', 2, 0), &v);	/* LPIOC_GET_PROTOCOLS */
 		close(fd);
 	}
-	fd = open("/dev/g_printer0", O_RDWR | O_NONBLOCK);
+	fd = fi_open("/dev/g_printer0", O_RDWR | O_NONBLOCK);
 	if (fd >= 0) {
 		if (write(fd, "bootfi", 6) < 0)
 			errno = 0;
@@ -1004,13 +1107,13 @@ static void op_firmware_batched(void)
 	if (worker_id != 0)
 		return;
 	write_str(TFW "trigger_batched_requests", "1");
-	write_str("/proc/self/make-it-fail", "0");
+	set_fail(0);
 	write_str(TFW "release_all_firmware", "1");
-	write_str("/proc/self/make-it-fail", "1");
+	set_fail(1);
 	write_str(TFW "trigger_batched_requests_async", "1");
-	write_str("/proc/self/make-it-fail", "0");
+	set_fail(0);
 	write_str(TFW "release_all_firmware", "1");
-	write_str("/proc/self/make-it-fail", "1");
+	set_fail(1);
 }
 
 static void (*const ops[])(void) = {
@@ -1092,7 +1195,10 @@ static void worker(int w, int start, int passes)
 	worker_id = w;
 	arm_alarm();
 	/* Armed from here on: every killable sleep of this process may fail. */
-	write_str("/proc/self/make-it-fail", "1");
+	if (fail_fd >= 0)
+		close(fail_fd);		/* the parent's, not this process's */
+	fail_fd = -1;
+	set_fail(1);
 	for (k = start; k < n; k++) {
 		__atomic_store_n(&progress[w], k + 1, __ATOMIC_SEQ_CST);
 		run_item(w, k);
@@ -1235,7 +1341,7 @@ static void setup_devices(void)
 	write_str("/sys/block/zram0/disksize", "4194304");
 	read_str("/sys/class/zram-control/hot_add", base, sizeof(base));
 	/* An input device, kept open. */
-	ufd = open("/dev/uinput", O_RDWR | O_NONBLOCK);
+	ufd = fi_open("/dev/uinput", O_RDWR | O_NONBLOCK);
 	if (ufd >= 0) {
 		ioctl(ufd, UI_SET_EVBIT, EV_KEY);
 		ioctl(ufd, UI_SET_KEYBIT, KEY_A);
