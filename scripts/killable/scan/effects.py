@@ -7,17 +7,18 @@ writes only into the caller's own objects.  side-effect-free.tsv and
 local-writers.tsv name such calls one by one; most of them, though, are the
 accessors, conversions and arithmetic that headers define (`d_inode`,
 `net_generic`, `DIV_ROUND_UP`, `cpu_to_le16`), and parsers, getters and
-predicates of .c files (`__iio_str_to_fixpoint(buf, m, &integer, &fract)`).
-This module reads every header and .c file of a tree once and computes,
-bottom-up to a fixed point over the calls, per name (a function-like macro,
-a `static inline`, a global function of a .c file; a .c file's static
-functions take part under their file): which pointer parameters it writes
+predicates (`__iio_str_to_fixpoint(buf, m, &integer, &fract)`).  This
+module reads every header of a tree once and computes, bottom-up to a
+fixed point over the calls, per name (a function-like macro or a `static
+inline`; summarize() also takes .c files, whose global functions are names
+and whose static ones take part under their file, but ensure_table() does
+not give it any: see source_paths()): which pointer parameters it writes
 through (one level: `*p`, `p->f`, `p[i]`) when that and its own locals are
 all it changes, calling only such names with such arguments.  A call
 through a pointer, a store to a file-scope variable, or a call of anything
 unknown is an effect.  A name defined twice gets what both definitions do.
 
-The result is cached per tree (`CACHE/effects/`, keyed by the files'
+The result is cached per tree (`CACHE/effects/`, keyed by the headers'
 paths, sizes and times and by this scanner and its tables) as one line a
 name: `name` (only reads) or `name<TAB>1,3` (writes through parameters 1
 and 3); the rules read it (Rules.is_pure_call, Rules.param_writes).
@@ -75,7 +76,7 @@ ASSIGN_RE = re.compile(r"(?<![=!<>+\-*/%&|^])=(?!=)|\+\+|--|[+\-*/%&|^]=|<<=|>>=
 
 
 # ---- effects of one function body ----------------------------------------
-# What a function changes, from its own text: used for the whole tree's .c
+# What a function changes, from its own text: used for the headers' inline
 # functions here and for a file's static helpers by the rules
 # (Rules.param_writes), so that both judge a body the same way.
 
@@ -276,12 +277,12 @@ def written_through(eff: BodyEffects,
     return frozenset(out)
 
 
-def source_paths(kdir: str, c_files: bool = False) -> list[str]:
-    """Every .h of the tree (and .c, with c_files), relative, sorted (tools/
-    and scripts/ are no kernel code).  The tables are made of the headers:
-    the whole tree's .c files took 320 s and 5.4 GB on 2 cores (6.1), too
-    much for a step every clone of the tree repeats; a .c file's own static
-    helpers are judged by the rules from the file itself."""
+def source_paths(kdir: str) -> list[str]:
+    """Every .h of the tree, relative, sorted (tools/ and scripts/ are no
+    kernel code).  The tables are made of the headers: the whole tree's .c
+    files took 320 s and 5.4 GB on 2 cores (6.1), too much for a step every
+    clone of the tree repeats; a .c file's own static helpers are judged by
+    the rules from the file itself."""
     out = []
     for d, dirs, files in os.walk(kdir):
         rel = os.path.relpath(d, kdir)
@@ -293,8 +294,7 @@ def source_paths(kdir: str, c_files: bool = False) -> list[str]:
             # effect; a name only they define stays one.
             dirs[:] = [x for x in dirs if x == "x86"]
         dirs.sort()
-        out += [os.path.normpath(os.path.join(rel, f)) for f in sorted(files)
-                if f.endswith(".h") or (c_files and f.endswith(".c"))]
+        out += [os.path.normpath(os.path.join(rel, f)) for f in sorted(files) if f.endswith(".h")]
     return out
 
 
@@ -388,7 +388,7 @@ Writes = "frozenset[int] | None"
 
 @dataclass
 class FileEffects:
-    """What one file contributes to the summaries (cached by its content)."""
+    """What one file contributes to the summaries."""
     # (name, effects): a header's macros and aliases (an alias calls its target)
     macros: list[tuple[str, BodyEffects]]
     # (name, static, effects): a .c file's functions, a header's static inlines
