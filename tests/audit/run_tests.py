@@ -100,8 +100,14 @@ static int other_frob(struct frob_dev *d)
 static const struct other_ops o_ops = {
 \t.frob = other_frob,
 };
+
+static long other_ioctl(struct other_ops *o)
+{
+\treturn o->frob(0);
+}
 static const struct file_operations typed_fops = {
 \t.unlocked_ioctl = typed_ioctl,
+\t.compat_ioctl = other_ioctl,
 \t.read = typed_untyped,
 };
 """ + "".join(f"static int poke{i}(void *p) {{ return 0; }}\n"
@@ -218,6 +224,18 @@ def test_graph_tiny(ctx: Ctx) -> None:
     tf = g.node("drivers/foo/typed.c", "typed_ioctl")
     expect(sorted(g.funcs[x] for x in g.edges[tf]) == ["bar_frob"],
           f"typed call {[g.funcs[x] for x in g.edges[tf]]}")
+    # the callers through ->frob are those of the type a function is stored
+    # in (frob_ops: typed_ioctl's d->ops; other_ops: other_ioctl's o), and
+    # those whose receiver's type no declaration says (foo_cmd's f->ops:
+    # struct file has no ops here; only a guess by the field's name binds it)
+    def mcallers(func: str) -> list[str]:
+        line = [ln for ln in lines if ln.split("\t")[1] == func]
+        return sorted(c.split(":")[2] for c in line[0].split("\t")[2].split(",")
+                      if c.startswith("mcaller:")) if line else []
+    expect(mcallers("bar_frob") == ["foo_cmd", "foo_teardown", "typed_ioctl"],
+           f"bar_frob's member callers {mcallers('bar_frob')}")
+    expect(mcallers("other_frob") == ["foo_cmd", "foo_teardown", "other_ioctl"],
+           f"other_frob's member callers {mcallers('other_frob')}")
     # a call of a macro defined in the file is not a call of io/iow.c:io_write
     mo = g.node("drivers/foo/mac.c", "mac_open")
     expect(g.edges[mo] == [] and res.stats["macro_calls_skipped"] == 1, "macro call skipped")

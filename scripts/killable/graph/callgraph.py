@@ -628,11 +628,12 @@ class Graph:
     # Functions stored in a member that is not a root: called by a
     # framework whose handling of the result nobody checked.
     stored_in: dict[int, str] = field(default_factory=dict)
-    # Every member a function is stored in, and per member name every
-    # function that calls through it (receiver typed or not): a static
+    # Every member a function is stored in, as (struct type or "", member),
+    # and per member every function that calls through it, by the type of
+    # the receiver when its declaration says it ("" when not): a static
     # function stored only in members is called from those call sites.
-    stores: dict[int, set[str]] = field(default_factory=dict)
-    member_callers: dict[str, list[int]] = field(default_factory=dict)
+    stores: dict[int, set[tuple[str, str]]] = field(default_factory=dict)
+    member_callers: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     # member_caller_classes: the classes (extra_classes) that name them.
     mcallers: dict[int, list[str]] = field(default_factory=dict)
 
@@ -671,7 +672,7 @@ class Graph:
         return self.globals.get(name, [])
 
 
-BUILD_FORMAT = "a4"     # a1: no call binds to another architecture's code; a4: member and global callers
+BUILD_FORMAT = "a5"     # a1: no call binds to another architecture's code; a4: member and global callers; a5: typed member callers
 
 
 def arch_of(rel: str) -> str:
@@ -689,6 +690,18 @@ def resolve_type(base: str, fields: Sequence[str], field_t: dict[tuple[str, str]
         ts = field_t.get((t, f)) if t else None
         if ts is None:
             ts = field_any.get(f, set())
+        t = next(iter(ts)) if len(ts) == 1 else ""
+    return t
+
+
+def declared_type(base: str, fields: Sequence[str], field_t: dict[tuple[str, str], set[str]]
+                  ) -> str:
+    """Struct type of `base_var->f1->f2` when declarations say it at every
+    step (the variable's own, then each field's in its struct), else "":
+    no guess from a field's name alone (resolve_type's fallback)."""
+    t = base
+    for f in fields:
+        ts = field_t.get((t, f), set()) if t else set()
         t = next(iter(ts)) if len(ts) == 1 else ""
     return t
 
@@ -730,7 +743,7 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
         for base, fields, member, func in rows(ff.stores, 4):
             t = resolve_type(base, fields, field_t, field_any)
             for nid in g.resolve(rel, func):
-                g.stores.setdefault(nid, set()).add(member)
+                g.stores.setdefault(nid, set()).add((t, member))
                 if t:
                     typed.setdefault((t, member), set()).add(nid)
                     typed_here.add((member, func))
@@ -740,7 +753,7 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
             if not stype and (member, func) in typed_here:
                 continue
             for nid in g.resolve(rel, func):
-                g.stores.setdefault(nid, set()).add(member)
+                g.stores.setdefault(nid, set()).add((stype, member))
                 if stype:
                     typed.setdefault((stype, member), set()).add(nid)
                 else:
@@ -752,7 +765,7 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
         any_member.setdefault(m, set()).update(ids)
     g.n_dropped = 0
     g.n_typed = 0
-    called_via: dict[str, set[int]] = {}
+    called_via: dict[str, dict[str, set[int]]] = {}
     for rel, ff in facts.items():
         if ff.names is None:
             continue
@@ -786,11 +799,18 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
                 types_of.setdefault(m, set())
                 if t:
                     types_of[m].add(t)
+                if not user_space:
+                    # A caller is known not to call a type's member only
+                    # when its receiver's declaration names another type
+                    # (rapl's rd->rp->priv->write_raw is no iio_info's).
+                    called_via.setdefault(m, {}).setdefault(
+                        declared_type(base, fields, field_t), set()).add(src)
             by_type: set[int] = set()
             by_name: set[int] = set()
             if not user_space:
                 for m in member:
-                    called_via.setdefault(m, set()).add(src)
+                    if m not in types_of:
+                        called_via.setdefault(m, {}).setdefault("", set()).add(src)
             for m in member:
                 ts = types_of.get(m)
                 if ts:
@@ -832,8 +852,9 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
                 g.root_via.setdefault(nid, via)
     for adj in (g.edges, g.direct, g.typed_calls, g.untyped_calls):
         adj.close(len(g.files))
-    stored_members = {m for ms in g.stores.values() for m in ms}
-    g.member_callers = {m: sorted(ids) for m, ids in called_via.items() if m in stored_members}
+    stored_members = {m for ms in g.stores.values() for _t, m in ms}
+    g.member_callers = {m: {t: sorted(ids) for t, ids in by_t.items()}
+                        for m, by_t in called_via.items() if m in stored_members}
     for (stype, m), ids in typed.items():
         label = sys.intern(f"{stype}.{m}")
         for nid in ids:
@@ -1157,9 +1178,28 @@ def member_caller_classes(g: Graph, sys_r: Reach, kdir: str) -> dict[int, list[s
     reaches, that is no root, and whose address is stored in members."""
     todo = [nid for nid, ms in g.stores.items()
             if g.static[nid] and nid not in g.root_via and sys_r.reached(nid)]
-    doors = members.open_doors(kdir, {m for nid in todo for m in g.stores[nid]})
-    callers = {m: [(g.files[c], g.funcs[c]) for c in ids] for m, ids in g.member_callers.items()}
-    return {nid: members.caller_classes(sorted(g.stores[nid]), callers, doors) for nid in todo}
+    doors = members.open_doors(kdir, {m for nid in todo for _t, m in g.stores[nid]})
+    return {nid: members.caller_classes(sorted({m for _t, m in g.stores[nid]}),
+                                        member_call_sites(g, g.stores[nid]), doors)
+            for nid in todo}
+
+
+def member_call_sites(g: Graph, stores: set[tuple[str, str]]
+                      ) -> dict[str, list[tuple[str, str]]]:
+    """Per member a function is stored in, the functions that may call it
+    through that member: those whose receiver is of a type it is stored
+    in, or of a type their declarations do not say.  Stored once where the
+    type is not known, every caller through the member."""
+    out: dict[str, set[int]] = {}
+    for t, m in stores:
+        by_type = g.member_callers.get(m, {})
+        ids = out.setdefault(m, set())
+        if t:
+            ids.update(by_type.get(t, ()), by_type.get("", ()))
+        else:
+            for callers in by_type.values():
+                ids.update(callers)
+    return {m: [(g.files[c], g.funcs[c]) for c in sorted(ids)] for m, ids in out.items()}
 
 
 def global_caller_classes(g: Graph, sys_r: Reach, kdir: str) -> dict[int, list[str]]:
