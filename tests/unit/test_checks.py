@@ -1028,6 +1028,93 @@ if __name__ == "__main__":
     unittest.main()
 
 
+class TestReturningCases(unittest.TestCase):
+    """body.without_returning_cases(): blkdev_ioctl()'s cases that return
+    never run before the call after the switch."""
+    TEXT = textwrap.dedent("""\
+        long f(struct d *d, unsigned int cmd)
+        {
+        	switch (cmd) {
+        	case A:
+        		return set_a(d);
+        	case B:
+        	case C:
+        		if (!d->b)
+        			return -EINVAL;
+        		return set_b(d);
+        	case D:
+        		prep_d(d);
+        	case E:
+        		return set_e(d);
+        	case F:
+        		set_f(d);
+        		break;
+        	case G:
+        		set_g(d);
+        		goto out;
+        	case H:
+        		set_h(d);
+        		goto again;
+        	default:
+        		break;
+        	}
+        again:
+        	common(d);
+        out:
+        	return 0;
+        }
+        """)
+
+    def kept(self) -> str:
+        return body.without_returning_cases(self.TEXT, self.TEXT.index("common("))
+
+    def test_returning_cases_are_blanked(self) -> None:
+        kept = self.kept()
+        for name in ("set_a", "set_b", "d->b", "set_e", "set_g"):
+            self.assertNotIn(name, kept)
+
+    def test_fall_through_into_a_return_is_blanked(self) -> None:
+        self.assertNotIn("prep_d", self.kept())
+
+    def test_break_and_goto_back_are_kept(self) -> None:
+        kept = self.kept()
+        self.assertIn("set_f", kept)
+        self.assertIn("set_h", kept)
+
+    def test_offsets_stay(self) -> None:
+        self.assertEqual(len(self.kept()), len(self.TEXT))
+
+    def test_switch_around_the_offset_is_left(self) -> None:
+        off = self.TEXT.index("set_f")
+        self.assertEqual(body.without_returning_cases(self.TEXT, off), self.TEXT)
+
+
+class TestReturnTypeWords(unittest.TestCase):
+    """Attributes before a function's name are not its return type: an
+    `int __xipram` (cfi_cmdset_0002.c) or `noinline_for_stack int` helper
+    returns an int."""
+
+    def test_attributes_are_not_the_type(self) -> None:
+        from killable.scan import csource
+        ff = csource.scan_text(textwrap.dedent("""\
+            static int __xipram do_write(struct map_info *map)
+            {
+            	return -EIO;
+            }
+            static noinline_for_stack int read_status(struct dev *d)
+            {
+            	return -EIO;
+            }
+            STATIC int unpack(void)
+            {
+            	return -1;
+            }
+            """), "t.c")
+        self.assertEqual(ff.functions["do_write"].return_type, "int")
+        self.assertEqual(ff.functions["read_status"].return_type, "int")
+        self.assertEqual(ff.functions["unpack"].return_type, "int")
+
+
 class TestSignalContexts(VerdictCase):
     """Kernel threads, work items and timers never have a fatal signal
     pending (cocci/data/contexts.tsv): they are no must-not-fail roots, and

@@ -548,3 +548,72 @@ def case_label_before(text: str, off: int) -> int:
         if block_still_open(text, m.end(), off):
             best = m.end()
     return best
+
+
+def case_segments(text: str, open_: int, close: int) -> list[tuple[int, int]]:
+    """(start, end) of the code after each `case X:`/`default:` label of the
+    switch whose body is text[open_:close] (`{` to `}`); labels of nested
+    switches are not ours."""
+    labels = []
+    depth = 0
+    i = open_ + 1
+    while i < close:
+        ch = text[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0 and ch in "cd":
+            m = CASE_LABEL.match(text, i)
+            if m and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+                labels.append((m.start(), m.end()))
+                i = m.end()
+                continue
+        i += 1
+    return [(end, labels[n + 1][0] if n + 1 < len(labels) else close)
+            for n, (_, end) in enumerate(labels)]
+
+
+def without_returning_cases(text: str, off: int) -> str:
+    """text with the code blanked of each case of a switch (closed before
+    offset off) that leaves the function instead of reaching off: its last
+    statement is a return, or a goto to a label after off, and nothing in
+    it breaks or continues.  A case that falls through into such a case
+    leaves too.  blkdev_ioctl()'s `case BLKBSZSET: return blkdev_bszset();`
+    never runs before its blkdev_common_ioctl() call after the switch."""
+    out = text
+    for m in re.finditer(r"\bswitch\s*\(", text[:off]):
+        cond_end = csource.matching(text, m.end() - 1, "(", ")")
+        if cond_end < 0:
+            continue
+        open_ = cond_end + 1
+        while open_ < len(text) and text[open_].isspace():
+            open_ += 1
+        if open_ >= len(text) or text[open_] != "{":
+            continue
+        close = csource.matching(text, open_, "{", "}")
+        if close < 0 or close >= off:
+            continue
+        leaves_after = False     # whether the next segment leaves
+        for start, end in reversed(case_segments(text, open_, close)):
+            code = text[start:end].strip()
+            while code.endswith("}") and code.startswith("{"):
+                code = code[1:-1].strip()
+            if re.search(r"\b(?:break|continue)\b", code):
+                leaves = False
+            elif re.search(r"\breturn\b[^;{}]*;$", code):
+                leaves = True
+            elif (g := re.search(r"\bgoto\s+(\w+)\s*;$", code)):
+                target = re.search(r"(?m)^\s*%s\s*:(?!:)" % re.escape(g.group(1)), text)
+                leaves = bool(target) and target.start() > off
+            elif not code or not JUMP_AT_END.search(code):
+                leaves = leaves_after           # falls through
+            else:
+                leaves = False
+            leaves = leaves and not any(
+                (t := re.search(r"(?m)^\s*%s\s*:(?!:)" % re.escape(g2), text)) is None or
+                t.start() < off for g2 in re.findall(r"\bgoto\s+(\w+)\s*;", code))
+            if leaves:
+                out = blank_span(out, start, end)
+            leaves_after = leaves
+    return out

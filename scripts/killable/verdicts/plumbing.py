@@ -170,7 +170,7 @@ def held_before_call(k: "Rules", caller: csource.Function, callee: str) -> str:
                 break
             if c.via_member:
                 continue
-            if k.tables.is_acquire(c.callee):
+            if k.is_acquire(c.callee):
                 held.append(c.callee)
             elif k.tables.is_release(c.callee) and held:
                 mine = [a for a in held if k.tables.release_of(a) == c.callee]
@@ -201,6 +201,8 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     # In a switch, the other cases' code is on other paths (cec_ioctl's
     # `case A:` queues work; the lock in `case B:` never ran after it).
     scope = body.blank_span(text, *body.other_cases(text, off))
+    # Nor do the cases of an earlier switch that return.
+    scope = body.without_returning_cases(scope, off)
     # Nor does the then-branch of an if whose else we are in.
     for span in body.then_branches(text, off):
         scope = body.blank_span(scope, *span)
@@ -226,7 +228,7 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
                 if ("->" in arg or "." in arg) and base and base.group(1) not in mine:
                     return f"{arg} is written by {name}()"
         rel = t.release_of(name)
-        if t.is_acquire(name) and body.guard_of(window, at)[0] >= 0 and \
+        if k.is_acquire(name) and body.guard_of(window, at)[0] >= 0 and \
                 not (rel and re.search(r"\b%s\s*\(" % re.escape(rel), window[at:])):
             # uart_ioctl: `if (cmd == TIOCSRS485) down_write(...)`: held on
             # some paths only, so neither an inline undo nor a label fits all.
@@ -284,7 +286,7 @@ def call_leaves_nothing(k: "Rules", ff: csource.FileFacts, name: str) -> bool:
     """A call an early return need not undo: side-effect-free, or one the
     tables know (an acquisition, a release, a primitive)."""
     t = k.tables
-    return k.is_pure_call(ff, name) or t.is_acquire(name) or t.is_release(name) or \
+    return k.is_pure_call(ff, name) or k.is_acquire(name) or t.is_release(name) or \
         name in t.prims
 
 
@@ -359,7 +361,7 @@ def undone_by_exits(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     line_end = text.find("\n", off)
     before = text[:line_end if line_end >= 0 else len(text)]
     taken = [name for name, _ in body.calls_in(before)]
-    undone = {t.release_of(name) for name in taken if t.is_acquire(name)}
+    undone = {t.release_of(name) for name in taken if k.is_acquire(name)}
     branches = []
     if exit_ is not None and not exit_.label and exit_.at >= 0:
         branches.append(("an earlier error exit", body.exit_block(text, exit_.at)))
