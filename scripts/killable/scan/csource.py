@@ -35,6 +35,7 @@ notrace __maybe_unused __used __weak __sched __ref __meminit __devinit
 __cpuinit __noreturn noinstr __visible asmlinkage __attribute_const__
 __must_check __latent_entropy __init_or_module __kprobes nokprobe_inline
 __always_unused __flatten __noinline_for_stack __net_init __net_exit
+noinline_for_stack __xipram STATIC
 """.split())
 
 IDENT = re.compile(r"[A-Za-z_]\w*")

@@ -228,7 +228,7 @@ def caller_lock_dropped(c: Context) -> str:
                 return (f"refused: {c.fn.name}() releases {lock or name + '()'}, which it did not "
                         "take (its caller or a callee did); a failed sleep would return "
                         "without it")
-        elif (c.k.tables.is_acquire(name) or "lock" in name) and not c.k.tables.is_pure(name):
+        elif (c.k.is_acquire(name) or "lock" in name) and not c.k.tables.is_pure(name):
             taken.add(first_arg(text, off))
     return ""
 
@@ -259,7 +259,7 @@ def returns_errno(c: Context, fn: csource.Function, depth: int = 0) -> bool:
     __kvmppc_svm_page_out does: U_SUCCESS, an ultravisor code or -1); a
     bare -1 is the "failed" of another convention, not an errno."""
     text = body.function_text(c.lines, fn)
-    values = [v.strip("() \t") for _, v in fn.returns]
+    values = [b for _, v in fn.returns for b in value_branches(v)]
     if "-1" in values:
         return False
     for value in values:
@@ -277,6 +277,17 @@ def returns_errno(c: Context, fn: csource.Function, depth: int = 0) -> bool:
             if not m.group(1) or not static_callee_without_errno(c, m.group(1), depth):
                 return True
     return False
+
+
+def value_branches(value: str) -> list[str]:
+    """The values a return expression may take: both arms of a
+    conditional (qib_user_sdma_writev()'s `return (ret < 0) ? ret :
+    npkts;`), else the value itself, parentheses stripped."""
+    value = value.strip()
+    m = re.match(r"^\(?([^?:]+?)\)?\s*\?\s*([^?:]+?)\s*:\s*([^?:]+)$", value)
+    if m and "(" not in m.group(2) + m.group(3):
+        return [m.group(2).strip("() \t"), m.group(3).strip("() \t")]
+    return [value.strip("() \t")]
 
 
 def static_callee_without_errno(c: Context, name: str, depth: int) -> bool:
@@ -316,14 +327,14 @@ def released_later(c: Context) -> str:
             if arg not in taken:
                 continue
             src, end = taken[arg]
-            if t.is_acquire(src) or c.k.is_pure_call(c.ff, src) or src in t.prims:
+            if c.k.is_acquire(src) or c.k.is_pure_call(c.ff, src) or src in t.prims:
                 continue        # the shapes undo a known acquisition; a getter takes nothing
             between = before[end:]
             if re.search(r"\bgoto\s+\w+\s*;", between) or \
                     any(t.is_release(n) and first_arg(between, a) == arg
                         for n, a in body.calls_in(between)):
                 continue        # an exit after it already unwinds to a label; or released
-            if any(first_arg(after, a) == arg and (t.is_acquire(n) or TAKES.search(n))
+            if any(first_arg(after, a) == arg and (c.k.is_acquire(n) or TAKES.search(n))
                    for n, a in body.calls_in(after[:at])):
                 continue        # what is released was taken after the sleep
             return (f"manual: {c.where(off)}{arg} from {src}() is released after the sleep "

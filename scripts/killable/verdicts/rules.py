@@ -197,7 +197,14 @@ class Rules:
         return self.prims[prim].error
 
     def is_acquire(self, name: str) -> bool:
-        return self.tables.is_acquire(name)
+        """An acquisition: named in the table, or matched by its patterns
+        (`_get_`, `_lock_`, ...) unless the tree's header summaries say the
+        call only reads (mlx5_clock_get_ptp_index() returns a field)."""
+        if not self.tables.is_acquire(name):
+            return False
+        if name in self.tables.acquires or not self.current:
+            return True
+        return self.tree_effects(self.current).get(name) != frozenset()
 
     def is_release(self, name: str) -> bool:
         return self.tables.is_release(name)
@@ -303,7 +310,7 @@ class Rules:
         if goto < 0:
             return False
         between = text[goto:off]
-        if any(self.tables.is_acquire(name) for name, _ in body.calls_in(between)):
+        if any(self.is_acquire(name) for name, _ in body.calls_in(between)):
             return True
         # A local the label tests, set between the goto and the sleep, makes
         # the label undo what the sleep did not take (perf_mmap: `aux_mutex =
@@ -393,7 +400,7 @@ class Rules:
             # its acquisition (mutex_lock before, mutex_unlock at the label);
             # fdput at the label after an fdget_raw they do not know is not.
             seen = {self.tables.release_of(name) for name, _ in body.calls_in(text[:off])
-                    if self.tables.is_acquire(name)}
+                    if self.is_acquire(name)}
             if not all(self.tables.is_pure(name) or name in seen
                        for name, _ in body.calls_in(body.label_code(text, exit_.label))):
                 return False

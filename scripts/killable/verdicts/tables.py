@@ -24,7 +24,7 @@ RELEASE_PATTERN = re.compile(r"(?:^up$|^up_|_unlock|unlock_|free|dealloc|destroy
                              r"_end$|_stop$|^fput$|^dput$|^iput$|^mmput$)")
 
 # Names that undo something: what an error label may call before it returns.
-UNDO_PATTERN = re.compile(r"(?:drop|put|free|unlock|release|destroy|cancel|deactivate|shrink|"
+UNDO_PATTERN = re.compile(r"(?:drop|put|unref|free|unlock|release|destroy|cancel|deactivate|shrink|"
                           r"unregister|_dec|clear|_del|remove|unmap|unpin|close|abort|stop|"
                           r"disable|_end|exit|finish|unprepare|cleanup|^up$|^up_)")
 LOCK_RELEASE = re.compile(r"(?:unlock|^up$|^up_read$|^up_write$|^up_read_non_owner$)")
