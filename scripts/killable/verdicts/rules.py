@@ -79,6 +79,7 @@ class Rules:
         self.printed: set[tuple[str, str, str]] = set()
         self.plan: dict[str, set[tuple[str, str]]] = {}
         self.pure_helpers: dict[tuple[str, str], frozenset[int] | None] = {}
+        self.own_macros: dict[str, dict[str, tuple[bool, set[str]]]] = {}
         self.header_effects: dict[str, dict[str, frozenset[int]]] = {}
         self.fails: set[tuple[str, str]] = set()
         self.labels: dict[tuple[str, str, str], tuple[int, str]] = {}
@@ -425,6 +426,15 @@ class Rules:
         if self.tables.is_pure(name):
             return frozenset()
         fn = ff.functions.get(name)
+        macro = self.file_macros(ff.path).get(name) if fn is None else None
+        if macro is not None:
+            # The file's own function-like macro (ipmi's CMD(), a driver's
+            # MBOX_BIT()): what its body writes and calls.
+            writes, calls = macro
+            if writes or depth > 3:
+                return None
+            ok = all(self.param_writes(ff, c, depth + 1) == frozenset() for c in calls)
+            return frozenset() if ok else None
         if fn is None:
             argn = self.tables.local_writers.get(name)
             if argn is not None:
@@ -444,6 +454,24 @@ class Rules:
             self.pure_helpers[key] = effects.written_through(
                 eff, lambda callee: self.param_writes(ff, callee, depth + 1))
         return self.pure_helpers[key]
+
+    def file_macros(self, path: str) -> dict[str, tuple[bool, set[str]]]:
+        """The function-like macros a .c file defines: name -> (its body
+        writes something, the names it calls).  A macro that calls one of
+        its own parameters runs what its user passes: it writes."""
+        if path not in self.own_macros:
+            out: dict[str, tuple[bool, set[str]]] = {}
+            text = "\n".join(self.source_lines(path)) if path.endswith(".c") else ""
+            for m in effects.DEFINE_RE.finditer(text):
+                params = {p.strip() for p in m.group(2).split(",")} - {"...", ""}
+                writes, calls = effects.macro_facts(m.group(3), params)
+                if any(re.search(r"\b%s\s*\(" % re.escape(p), m.group(3)) for p in params):
+                    writes = True
+                if m.group(1) in out:
+                    writes = True       # defined twice (#ifdef): not judged
+                out[m.group(1)] = (writes, calls)
+            self.own_macros[path] = out
+        return self.own_macros[path]
 
     def tree_effects(self, path: str) -> dict[str, frozenset[int]]:
         """The effect summaries of the file's tree's headers
