@@ -1115,6 +1115,38 @@ class TestReturnTypeWords(unittest.TestCase):
         self.assertEqual(ff.functions["unpack"].return_type, "int")
 
 
+class TestTreeReach(unittest.TestCase):
+    """A caller walk that leaves the files of its chunk reads the next
+    file's reach lines from the whole tree's (reach.write_indexed), instead
+    of taking what it was not given for "callers not checked"."""
+
+    def test_lines_of_another_file_are_read_when_asked(self) -> None:
+        from killable.graph import reach
+        with tempfile.TemporaryDirectory() as d:
+            tree = os.path.join(d, "tree.tsv")
+            reach.write_indexed(tree, {
+                "a.c": "a.c\tfoo\tioctl\n",
+                "b.c": "b.c\tbar\tsysfs,gcallers:1,gcall:a.c:3\n"})
+            chunk = os.path.join(d, "chunk.tsv")
+            with open(chunk, "w", encoding="utf-8") as f:
+                f.write("a.c\tfoo\tioctl\n")
+            old = os.environ.get(reach.TREE_REACH_ENV)
+            os.environ[reach.TREE_REACH_ENV] = tree
+            try:
+                k = rules.Rules()
+            finally:
+                if old is None:
+                    del os.environ[reach.TREE_REACH_ENV]
+                else:
+                    os.environ[reach.TREE_REACH_ENV] = old
+            k.load_external(chunk)
+            self.assertNotIn("bar", k.external)
+            self.assertEqual(k.external_classes("b.c", "bar"),
+                             {"sysfs", "gcallers:1", "gcall:a.c:3"})
+            self.assertEqual(k.external_classes("a.c", "foo"), {"ioctl"})
+            self.assertEqual(k.external_classes("c.c", "baz"), set())
+
+
 class TestSignalContexts(VerdictCase):
     """Kernel threads, work items and timers never have a fatal signal
     pending (cocci/data/contexts.tsv): they are no must-not-fail roots, and

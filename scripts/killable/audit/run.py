@@ -44,6 +44,7 @@ from killable import agree, cli, data as tables, paths, spatch
 from killable import tree as kernel_tree
 from killable.paths import TOP as ROOT
 from killable.graph import callgraph
+from killable.graph import reach as reachability
 from killable.scan import effects
 from killable.scan import csource
 from killable.verdicts import rules as killable_rules
@@ -187,6 +188,8 @@ class RunConfig:
     spatch: str
     cocci: str
     reach_of: dict[str, str]     # relpath -> its lines of the reach TSV
+    tree_reach: str = ""         # every file's lines, for walks that leave the chunk
+    hops_of: dict[str, str] = field(default_factory=dict)  # relpath -> digest of its callers' lines
     options: list[str]
     timeout: int
     spflags: list[str]
@@ -416,6 +419,8 @@ def patch_check(cfg: RunConfig, merged: dict[str, dict], texts: dict[str, str],
                              spflags=cfg.spflags)
         env = paths.module_env()
         env["KILLABLE_REACH"] = reach
+        if cfg.tree_reach:
+            env[reachability.TREE_REACH_ENV] = cfg.tree_reach
         env["KILLABLE_SOURCE_ROOT"] = cfg.kdir
         t0 = time.time()
         p = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE,
@@ -485,6 +490,8 @@ def run_spatch(cfg: RunConfig, files: list[str], live: Live | None = None,
                              spflags=cfg.spflags)
         env = paths.module_env()
         env["KILLABLE_REACH"] = reach
+        if cfg.tree_reach:
+            env[reachability.TREE_REACH_ENV] = cfg.tree_reach
         if root:
             env["KILLABLE_SOURCE_ROOT"] = cfg.kdir
         out_p, err_p = os.path.join(wd, "out"), os.path.join(wd, "err")
@@ -536,10 +543,51 @@ def run_spatch(cfg: RunConfig, files: list[str], live: Live | None = None,
     return res, st
 
 
+TREE_REACH_KEEP = 4
+
+
+def write_tree_reach(by_file: dict[str, str], d: str) -> str:
+    """Every file's reach lines in one file named by their digest, with an
+    index beside it (reach.write_indexed); its path."""
+    h = hashlib.sha256()
+    for rel in sorted(by_file):
+        h.update(rel.encode() + b"\0" + by_file[rel].encode())
+    path = os.path.join(d, h.hexdigest()[:24] + ".tsv")
+    if not os.path.exists(path + reachability.INDEX_SUFFIX):
+        os.makedirs(d, exist_ok=True)
+        reachability.write_indexed(path, by_file)
+    os.utime(path)
+    # The few most recent trees stay (another audit may be reading one).
+    old = sorted(glob.glob(os.path.join(d, "*.tsv")), key=os.path.getmtime)[:-TREE_REACH_KEEP]
+    for stale in old:
+        for p in (stale + reachability.INDEX_SUFFIX, stale):
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+    return path
+
+
+def caller_lines_digest(lines: str, by_file: dict[str, str]) -> str:
+    """A digest of the reach lines of the files lines names as callers
+    (mcaller:FILE:..., gcall:FILE:...): a file's verdicts read them, so
+    its cached results must not outlive a change there."""
+    files = sorted({cls.split(":")[1] for ln in lines.splitlines()
+                    for cls in ln.rsplit("\t", 1)[-1].split(",")
+                    if cls.startswith(("mcaller:", "gcall:"))})
+    if not files:
+        return ""
+    h = hashlib.sha256()
+    for rel in files:
+        h.update(rel.encode() + b"\0" + by_file.get(rel, "").encode())
+    return h.hexdigest()
+
+
 def file_key(cfg: RunConfig, kdir: str, rel: str) -> str:
     with open(os.path.join(kdir, rel), "rb") as f:
         h = hashlib.sha256(f.read())
     h.update(b"\0" + cfg.key_base.encode() + b"\0" + cfg.reach_of.get(rel, "").encode())
+    h.update(b"\0" + cfg.hops_of.get(rel, "").encode())
     return h.hexdigest()
 
 
@@ -773,8 +821,12 @@ def audit(o: Options) -> dict:
     files = o.files or candidates(kdir, list(families), sub)
     if o.shard:
         files = shard_files(files, *o.shard)
-    # Only the audited files' reach lines are kept (the whole tree's are 59 MB).
+    # Only the audited files' reach lines are kept (the whole tree's are 59 MB);
+    # the rest go to a file the rules read a file at a time, when a caller
+    # walk leaves the files of its chunk.
     reach_of = {rel: by_file[rel] for rel in files if rel in by_file}
+    tree_reach = write_tree_reach(by_file, os.path.join(o.cache, "audit-cache", "reach"))
+    hops_of = {rel: caller_lines_digest(lines, by_file) for rel, lines in reach_of.items()}
     res.by_file = by_file = None
 
     # 3. spatch; the header summaries first, once (each spatch process
@@ -790,7 +842,8 @@ def audit(o: Options) -> dict:
     cfg = RunConfig(kdir, o.spatch, cocci, reach_of, opts, o.timeout, o.spflags,
                     os.path.join(o.cache, "audit-cache", "spatch"), key_base,
                     "" if o.rules else combined_rules(o.cache, rver, kind="sites"),
-                    "" if o.rules else combined_rules(o.cache, rver))
+                    "" if o.rules else combined_rules(o.cache, rver),
+                    tree_reach, hops_of)
     t1 = time.time()
     deadline = t_start + o.budget * 60 if o.budget else 0.0
     results, stats = run_files(cfg, files, o.jobs, o.chunk, o.progress, deadline)

@@ -32,6 +32,49 @@ load_tables = data.load_root_tables
 # The first line of a reach.tsv subset (callgraph.reach_subset): its files.
 SUBSET_MARK = "# subset: "
 
+# The whole tree's reach lines, for a caller walk that leaves the files a
+# spatch process was given (write_indexed; Rules reads them a file at a time).
+TREE_REACH_ENV = "KILLABLE_REACH_TREE"
+INDEX_SUFFIX = ".idx"
+
+
+def write_indexed(path: str, by_file: dict[str, str]) -> None:
+    """by_file's lines (file -> its reach.tsv lines) sorted by file, and an
+    index beside them: `FILE<TAB>OFFSET<TAB>LENGTH` in bytes.  Both are
+    written whole or not at all (the index last: it marks a complete
+    pair)."""
+    index = []
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        for rel in sorted(by_file):
+            b = by_file[rel].encode()
+            index.append(f"{rel}\t{f.tell()}\t{len(b)}\n")
+            f.write(b)
+    os.replace(tmp, path)
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.writelines(index)
+    os.replace(tmp, path + INDEX_SUFFIX)
+
+
+def read_index(path: str) -> dict[str, tuple[int, int]]:
+    """The index of a write_indexed() file: file -> (offset, length)."""
+    out: dict[str, tuple[int, int]] = {}
+    with open(path + INDEX_SUFFIX, encoding="utf-8") as f:
+        for line in f:
+            rel, off, n = line.rstrip("\n").split("\t")
+            out[rel] = (int(off), int(n))
+    return out
+
+
+def read_indexed(path: str, index: dict[str, tuple[int, int]], rel: str) -> list[str]:
+    """The reach lines of one file of a write_indexed() file."""
+    at = index.get(rel)
+    if at is None:
+        return []
+    with open(path, "rb") as f:
+        f.seek(at[0])
+        return f.read(at[1]).decode("utf-8", "replace").splitlines()
+
 
 @dataclass
 class Root:

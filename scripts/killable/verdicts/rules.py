@@ -87,6 +87,9 @@ class Rules:
         # A subset's files (callgraph.reach_subset): a caller walk that
         # leaves them cannot see further.  None: the whole tree's.
         self.external_files: set[str] | None = None
+        self.tree_reach = os.environ.get(reachability.TREE_REACH_ENV, "")
+        self.tree_index: dict[str, tuple[int, int]] | None = None
+        self.tree_loaded: set[str] = set()
         self.external_path = ""
         self.trees: dict[str, str] = {}
         self.has_twin: dict[tuple[str, str], bool] = {}
@@ -105,6 +108,7 @@ class Rules:
         self.external_path = path
         self.external = {}
         self.external_files = None
+        self.tree_loaded = set()
         with open(path, encoding="utf-8") as f:
             for line in f:
                 if line.startswith(reachability.SUBSET_MARK):
@@ -570,7 +574,31 @@ class Rules:
 
     # ---- reachability -------------------------------------------------
 
+    def load_tree_lines(self, path: str) -> None:
+        """Add a file's lines from the whole tree's reach (TREE_REACH_ENV)
+        when the chunk's own reach did not hold them: a caller walk that
+        goes on into a file of another chunk reads that file's callers
+        instead of stopping at what it was not given."""
+        if self.external is None or not self.tree_reach or self.external_files is not None:
+            return
+        rel = path[len(self.source_root) + 1:] \
+            if self.source_root and path.startswith(self.source_root + "/") else path
+        rel = rel[2:] if rel.startswith("./") else rel
+        if rel in self.tree_loaded:
+            return
+        self.tree_loaded.add(rel)
+        if self.tree_index is None:
+            try:
+                self.tree_index = reachability.read_index(self.tree_reach)
+            except OSError:
+                self.tree_index = {}
+        for line in reachability.read_indexed(self.tree_reach, self.tree_index, rel):
+            cols = line.split("\t")
+            if len(cols) >= 3:
+                self.external.setdefault(cols[1], {}).setdefault(cols[0], set(cols[2].split(",")))
+
     def external_classes(self, path: str, func: str) -> set[str]:
+        self.load_tree_lines(path)
         out: set[str] = set()
         for rel, classes in (self.external or {}).get(func, {}).items():
             if path.endswith(rel) or rel == "*":
