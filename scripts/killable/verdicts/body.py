@@ -385,6 +385,16 @@ def local_objects(text: str) -> set[str]:
                           r"(?:\[[^\]]*\])?\s*(?:=[^;]*)?;", text))
 
 
+def stack_objects(text: str) -> set[str]:
+    """The function's local structs, unions and arrays (`struct tx_cmd
+    cmd;`, `u8 buf[4];`): memory of its stack frame that a call may be
+    handed."""
+    return set(re.findall(r"(?m)^\s*(?:const\s+)?(?:struct|union)\s+\w+\s+(\w+)\s*"
+                          r"(?:\[[^\]]*\])?\s*(?:=[^;]*)?;", text)) | \
+        set(re.findall(r"(?m)^\s*(?:const\s+)?(?:struct\s+|union\s+)?\w+\s+(\w+)\s*"
+                       r"\[[^\]]*\]\s*(?:=[^;]*)?;", text))
+
+
 def without_exit_branches(text: str) -> str:
     """The code with every branch that ends in a return or goto blanked:
     `if (c) return f();` runs f() only on a path that never reaches what

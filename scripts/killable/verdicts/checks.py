@@ -349,7 +349,8 @@ def effects_before_sleep(c: Context) -> str:
     author undoes; nothing after it is undone)."""
     text, offs = c.calls
     for off in offs:
-        why = plumbing.effects_before(c.k, c.ff, text, off, c.prim.shape == "poll")
+        why = plumbing.effects_before(c.k, c.ff, text, off, c.prim.shape == "poll",
+                                      timeout=c.prim.shape == "timeout")
         if why:
             return "manual: " + c.where(off) + \
                 f"{why} before the sleep; the new error path would not undo it"
@@ -391,7 +392,12 @@ def error_path_at(text: str, off: int) -> str:
 
 
 def callers_lose_error(c: Context) -> str:
-    why = plumbing.callers_problem(c.k, c.ff, c.fn, c.reach)
+    text, offs = c.calls
+    # A wait whose timeout exit already returns an error from the same
+    # point: its callers already take an error after what they started.
+    like_timeout = c.prim.shape == "timeout" and bool(offs) and all(
+        plumbing.timeout_exit_leaves(c.k, c.ff, text, off) for off in offs)
+    why = plumbing.callers_problem(c.k, c.ff, c.fn, c.reach, like_timeout)
     return "manual: " + why if why else ""
 
 

@@ -184,8 +184,102 @@ def held_before_call(k: "Rules", caller: csource.Function, callee: str) -> str:
 PARSER = re.compile(r"^(?:kstrto\w+|sscanf|simple_strto\w+|strtobool)$")
 
 
+ZERO_TEST = r"\bif\s*\(\s*(?:unlikely\s*\(\s*)?(?:!\s*%(v)s|%(v)s\s*==\s*0)\s*\)?\s*\)"
+
+
+def timeout_branch(text: str, off: int) -> tuple[int, int]:
+    """(start, end) of the branch that handles a timeout of the `_timeout`
+    wait called at offset off, when that test comes right with the wait:
+    `if (!wait(...)) BRANCH`, `if (wait(...) == 0) BRANCH`, or `t =
+    wait(...);` followed by `if (!t) BRANCH` (or `t == 0`).  (-1, -1)
+    otherwise."""
+    open_ = text.find("(", off)
+    close = csource.matching(text, open_, "(", ")") if open_ >= 0 else -1
+    if close < 0:
+        return (-1, -1)
+    before = text[:off]
+    if re.search(r"\bif\s*\(\s*(?:unlikely\s*\(\s*)?!\s*$", before):
+        m = re.match(r"\s*\)?\s*\)", text[close + 1:])
+    elif re.search(r"\bif\s*\(\s*(?:unlikely\s*\(\s*)?$", before):
+        m = re.match(r"\s*==\s*0\s*\)?\s*\)", text[close + 1:])
+    else:
+        var = re.search(r"(?:^|[;{}]\s*)(\w+)\s*=\s*$", before)
+        after = re.match(r"\s*;\s*", text[close + 1:])
+        if not var or not after:
+            return (-1, -1)
+        m = re.compile(r"\s*;\s*" + ZERO_TEST % {"v": re.escape(var.group(1))}).match(
+            text, close + 1)
+        if m:
+            return (m.end(), body.statement_end(text, m.end()))
+        return (-1, -1)
+    if not m:
+        return (-1, -1)
+    start = close + 1 + m.end()
+    return (start, body.statement_end(text, start))
+
+
+def timeout_exit_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int) -> bool:
+    """Whether the timeout branch of the wait at off already gives up and
+    returns an error, doing nothing on the way but diagnostics, setting
+    the error and releasing what the function took before the wait
+    (ad74413r's `if (!ret) { ret = -ETIMEDOUT; return ret; }`,
+    ath11k_wait_for_peer_delete_done's warning and -ETIMEDOUT).  What the
+    function started before the wait is then left behind by that exit
+    already: the killable twin's error leaving at the wait leaves the same.
+    A branch that cancels or recovers (uniphier_fi2c_recover()) or jumps to
+    a label does more than the new exit would."""
+    start, end = timeout_branch(text, off)
+    if start < 0:
+        return False
+    code = text[start:end].strip()
+    if code.startswith("{") and code.endswith("}"):
+        code = code[1:-1].strip()
+    if re.search(r"\b(?:goto|for|while|do|switch|break|continue)\b", code):
+        return False
+    ret = re.search(r"\breturn\s+([^;]*);$", code)
+    if not ret:
+        return False
+    value = ret.group(1).strip("() \t")
+    if not re.match(r"^-\s*E[A-Z0-9]+$", value):
+        set_ = re.findall(r"\b%s\s*=\s*([^;]+);" % re.escape(value), code) \
+            if re.match(r"^\w+$", value) else []
+        if not set_ or not all(re.match(r"^\(?\s*-\s*E[A-Z0-9]+\s*\)?$", v.strip())
+                               for v in set_):
+            return False
+    t = k.tables
+    taken = {t.release_of(name) for name, _ in body.calls_in(text[:off]) if k.is_acquire(name)}
+    for name, _ in body.calls_in(code):
+        if not (k.is_pure_call(ff, name) or name in taken):
+            return False
+    for lhs in body.stores_in(code):
+        if lhs.strip() not in RET_NAMES and lhs.strip() != value:
+            return False
+    return True
+
+
+def stack_handoff(k: "Rules", ff: csource.FileFacts, window: str, objects: set[str]) -> str:
+    """The first of the function's local structs and arrays (objects) that
+    the code in window hands to a call that may keep it (`&msg` to
+    mbox_send_message()), as "on-stack NAME is handed to CALL()", or ''.
+    After an early exit the stack frame is gone while what was started
+    may still read or write there.  A call the summaries know to finish
+    with it (a parser, a memcpy) keeps nothing."""
+    for name, at in body.calls_in(window):
+        if k.param_writes(ff, name) is not None:
+            continue
+        open_ = window.find("(", at)
+        close = csource.matching(window, open_, "(", ")")
+        if close < 0:
+            continue
+        for arg in csource.split_args(window[open_ + 1:close]):
+            m = re.match(r"^\s*&?\s*(\w+)\s*(?:\.\s*\w+\s*)*$", arg)
+            if m and m.group(1) in objects:
+                return f"on-stack {m.group(1)} is handed to {name}()"
+    return ""
+
+
 def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
-                   poll: bool = False, floor: int = -1) -> str:
+                   poll: bool = False, floor: int = -1, timeout: bool = False) -> str:
     """What the code between the nearest earlier exit and offset off does
     that an early return there would leave undone: a call that is neither
     side-effect-free nor a known acquisition or release, or a write to
@@ -214,6 +308,12 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     mine = body.local_objects(text) | (own.scalars - own.statics) | {
         m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*(\w+)\s*\(", text[:off])
         if t.style_of(m.group(2)) == "alloc"}
+    if timeout and timeout_exit_leaves(k, ff, text, off):
+        # The timeout exit already leaves what was started; only a buffer
+        # of this stack frame handed on must not be left behind.
+        handed = stack_handoff(k, ff, text[body.body_start(text):off],
+                               body.stack_objects(text))
+        return handed or undone_by_exits(k, ff, text, off, exit_)
     for name, at in body.calls_in(window):
         if writes_only_mine(k, ff, window, name, at, mine):
             continue
@@ -640,8 +740,13 @@ def killable_mnf(k: "Rules", ff: csource.FileFacts, f: csource.Function) -> str:
 
 
 def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
-                    reach: reachability.Reach) -> str:
+                    reach: reachability.Reach, like_timeout: bool = False) -> str:
     """A reason the new error would be lost on the way back, or ''.
+
+    With like_timeout, the new error leaves fn where its timeout error
+    already does: what a caller did before the call already stays behind
+    on that error, so only a caller that treats -ETIMEDOUT apart (a reset,
+    a retry) stops the walk.
 
     The walk goes up through callers in this file and, with the audit's
     whole-tree data, through the call sites of the members a function is
@@ -703,7 +808,7 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
             continue
         for ffc, caller, call in found:
             why = caller_problem(k, ff, (ffc, caller, call), reach if ffc is ff else k.reach[ffc.path],
-                                 f, depth, plan, todo)
+                                 f, depth, plan, todo, like_timeout)
             if why:
                 return why
     if truth_valued(fn):
@@ -714,7 +819,8 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
 
 def caller_problem(k: "Rules", ff: csource.FileFacts, at: Caller, creach: reachability.Reach,
                    f: csource.Function, depth: int, plan: set[tuple[str, str]],
-                   todo: list[tuple[csource.FileFacts, csource.Function, int]]) -> str:
+                   todo: list[tuple[csource.FileFacts, csource.Function, int]],
+                   like_timeout: bool = False) -> str:
     """One call of f on the walk: why the error is lost there, or '' with
     the caller queued (todo) or planned (plan: this file's callers that
     must now check the result)."""
@@ -722,7 +828,14 @@ def caller_problem(k: "Rules", ff: csource.FileFacts, at: Caller, creach: reacha
     if signal_free_caller(k, ffc, caller, creach):
         return ""       # the twin never fails there
     name = f.name if not call.via_member else f"->{call.callee}"
-    why = effects_before_call(k, ffc, caller, call)
+    if like_timeout:
+        text = csource.blank_noise(body.function_text(k.source_lines(ffc.path), caller))
+        if re.search(r"\bETIMEDOUT\b", text):
+            return (f"{caller.name}() treats -ETIMEDOUT apart (a reset, a retry), which the "
+                    f"new error of {name}() would skip")
+        why = ""
+    else:
+        why = effects_before_call(k, ffc, caller, call)
     if why:
         return f"{caller.name}(): {why} before it calls {name}(); the new error would not undo it"
     if call.use == "discarded":
