@@ -188,8 +188,6 @@ class RunConfig:
     spatch: str
     cocci: str
     reach_of: dict[str, str]     # relpath -> its lines of the reach TSV
-    tree_reach: str = ""         # every file's lines, for walks that leave the chunk
-    hops_of: dict[str, str] = field(default_factory=dict)  # relpath -> digest of its callers' lines
     options: list[str]
     timeout: int
     spflags: list[str]
@@ -197,6 +195,8 @@ class RunConfig:
     key_base: str
     sites: str = ""              # the first-pass rule file (run_families)
     combined: str = ""           # all families in one file (patch_check)
+    tree_reach: str = ""         # every file's lines, for walks that leave the chunk
+    hops_of: dict[str, str] = field(default_factory=dict)  # relpath -> digest of its callers' lines
 
 
 @dataclass
