@@ -301,7 +301,8 @@ def source_paths(kdir: str) -> list[str]:
 def tree_key(kdir: str, paths: list[str]) -> str:
     h = hashlib.sha256(SUMMARY_FORMAT.encode())
     for f in (__file__, os.path.join(DATA_DIR, "side-effect-free.tsv"),
-              os.path.join(DATA_DIR, "local-writers.tsv")):
+              os.path.join(DATA_DIR, "local-writers.tsv"),
+              os.path.join(DATA_DIR, "acquire-release.tsv")):
         with open(f, "rb") as fh:
             h.update(fh.read())
     for rel in paths:
