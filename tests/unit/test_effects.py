@@ -94,6 +94,17 @@ static inline int kx_ask(struct kx_dev *d)
 {
 	return d->ops->get(d);
 }
+
+#define __kx_section(s) __attribute__((__section__(s)))
+#define KX_WARN_ONCE(c) \
+	do { \
+		static bool __kx_section(".data.unlikely") __warned; \
+		if ((c) && !__warned) { \
+			__warned = true; \
+			WARN_ON(1); \
+		} \
+	} while (0)
+#define kx_deref(p) ({ KX_WARN_ONCE(!(p)); (p); })
 """
 
 
@@ -135,6 +146,13 @@ class TestSummaries(unittest.TestCase):
     def test_file_scope_variables_and_calls_through_pointers_are_effects(self) -> None:
         self.assertNotIn("kx_count_up", self.writes)
         self.assertNotIn("kx_ask", self.writes)
+
+    def test_attributes_are_no_calls(self) -> None:
+        # RCU_LOCKDEP_WARN()'s `static bool __section(".data.unlikely")
+        # __warned;` made rcu_dereference() and every accessor using it
+        # an effect: `__section__` inside __attribute__((...)) was a call.
+        for name in ("__kx_section", "KX_WARN_ONCE", "kx_deref"):
+            self.assertIn(name, self.pure)
 
     def test_table_is_cached_and_read_back(self) -> None:
         cache = os.path.join(self.tmp.name, "cache")

@@ -314,11 +314,24 @@ def tree_key(kdir: str, paths: list[str]) -> str:
     return h.hexdigest()[:24]
 
 
+def without_attributes(text: str) -> str:
+    """text with each `__attribute__((...))` blanked: the names inside
+    (`__section__`, `__aligned__`) are no calls.  `#define __section(s)
+    __attribute__((__section__(s)))` then calls nothing, and neither does
+    RCU_LOCKDEP_WARN()'s `static bool __section(".data.unlikely")
+    __warned;`."""
+    for m in reversed(list(re.finditer(r"\b__attribute__\s*\(", text))):
+        close = csource.matching(text, m.end() - 1, "(", ")")
+        if close > 0:
+            text = text[:m.start()] + " " * (close + 1 - m.start()) + text[close + 1:]
+    return text
+
+
 def macro_facts(body: str, params: set[str]) -> tuple[bool, set[str]]:
     """(writes something, the names it calls) of a macro body.  A store is
     any assignment whose target is not a name the body declares itself
     (`typeof(x) __x = (x);` in a statement expression)."""
-    body = csource.blank_noise(body.replace("\\\n", " \n"))
+    body = without_attributes(csource.blank_noise(body.replace("\\\n", " \n")))
     declared = set(re.findall(r"(?:\btypeof\s*\([^;]*?\)|\b\w+)\s+\*?\s*(\w+)\s*=(?!=)", body))
     # A once-flag of a debug warning (`static bool __warned;` in
     # RCU_LOCKDEP_WARN) is the macro's own, not the caller's state.
