@@ -546,21 +546,28 @@ def run_spatch(cfg: RunConfig, files: list[str], live: Live | None = None,
 TREE_REACH_KEEP = 4
 
 
-def write_tree_reach(by_file: dict[str, str], d: str) -> str:
+def write_tree_reach(by_file: dict[str, str], graph: callgraph.Graph, d: str) -> str:
     """Every file's reach lines in one file named by their digest, with an
-    index beside it (reach.write_indexed); its path."""
+    index beside it (reach.write_indexed) and the global functions' files
+    (reach.DEFS_SUFFIX); its path."""
+    defs = sorted(f"{name}\t{','.join(sorted({graph.files[n] for n in nids}))}\n"
+                  for name, nids in graph.globals.items()
+                  if all(graph.files[n].endswith(".c") for n in nids))
     h = hashlib.sha256()
     for rel in sorted(by_file):
         h.update(rel.encode() + b"\0" + by_file[rel].encode())
+    h.update("".join(defs).encode())
     path = os.path.join(d, h.hexdigest()[:24] + ".tsv")
     if not os.path.exists(path + reachability.INDEX_SUFFIX):
         os.makedirs(d, exist_ok=True)
+        with callgraph.atomic_open(path + reachability.DEFS_SUFFIX) as f:
+            f.writelines(defs)
         reachability.write_indexed(path, by_file)
     os.utime(path)
     # The few most recent trees stay (another audit may be reading one).
     old = sorted(glob.glob(os.path.join(d, "*.tsv")), key=os.path.getmtime)[:-TREE_REACH_KEEP]
     for stale in old:
-        for p in (stale + reachability.INDEX_SUFFIX, stale):
+        for p in (stale + reachability.INDEX_SUFFIX, stale + reachability.DEFS_SUFFIX, stale):
             try:
                 os.unlink(p)
             except OSError:
@@ -825,7 +832,7 @@ def audit(o: Options) -> dict:
     # the rest go to a file the rules read a file at a time, when a caller
     # walk leaves the files of its chunk.
     reach_of = {rel: by_file[rel] for rel in files if rel in by_file}
-    tree_reach = write_tree_reach(by_file, os.path.join(o.cache, "audit-cache", "reach"))
+    tree_reach = write_tree_reach(by_file, res.graph, os.path.join(o.cache, "audit-cache", "reach"))
     hops_of = {rel: caller_lines_digest(lines, by_file) for rel, lines in reach_of.items()}
     res.by_file = by_file = None
 

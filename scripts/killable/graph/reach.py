@@ -36,6 +36,9 @@ SUBSET_MARK = "# subset: "
 # spatch process was given (write_indexed; Rules reads them a file at a time).
 TREE_REACH_ENV = "KILLABLE_REACH_TREE"
 INDEX_SUFFIX = ".idx"
+# Beside it: every global function and the files that define it
+# (`NAME<TAB>FILE,...`), for the effect summaries of .c functions.
+DEFS_SUFFIX = ".defs"
 
 
 def write_indexed(path: str, by_file: dict[str, str]) -> None:

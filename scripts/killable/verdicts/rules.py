@@ -90,6 +90,7 @@ class Rules:
         self.tree_reach = os.environ.get(reachability.TREE_REACH_ENV, "")
         self.tree_index: dict[str, tuple[int, int]] | None = None
         self.tree_loaded: set[str] = set()
+        self.global_defs: dict[str, list[str]] | None = None
         self.external_path = ""
         self.trees: dict[str, str] = {}
         self.has_twin: dict[tuple[str, str], bool] = {}
@@ -443,21 +444,76 @@ class Rules:
             argn = self.tables.local_writers.get(name)
             if argn is not None:
                 return frozenset({argn}) if argn else frozenset()
-            return self.tree_effects(ff.path).get(name)
-        if not fn.is_static or depth > 3:
+            if name in self.tree_effects(ff.path):
+                return self.tree_effects(ff.path)[name]
+            return self.global_writes(name, depth)
+        if depth > 3:
             return None
-        key = (ff.path, name)
+        if not fn.is_static:
+            # A global function of this file: its body, when the tree
+            # defines it nowhere else.
+            files = self.global_def_files(name)
+            if files and not any(ff.path.endswith(f) for f in files) or len(files) > 1:
+                return None
+        return self.body_writes(ff, fn, depth)
+
+    def body_writes(self, ff: csource.FileFacts, fn: csource.Function,
+                    depth: int) -> frozenset[int] | None:
+        """param_writes() of a function defined in ff, from its body."""
+        key = (ff.path, fn.name)
         if key not in self.pure_helpers:
             self.pure_helpers[key] = None      # recursion: changes something
             text = csource.blank_noise(body.function_text(self.source_lines(ff.path), fn))
             start = body.body_start(text)
             acquires, declarers = effects.scan_tables()
-            eff = effects.body_effects(text[:start], name, text[start:text.rfind("}")], declarers)
+            eff = effects.body_effects(text[:start], fn.name, text[start:text.rfind("}")],
+                                       declarers)
             keep = effects.balanced({c for c, _ in eff.calls}, acquires)
             eff.calls = [(c, r) for c, r in eff.calls if c in keep]
             self.pure_helpers[key] = effects.written_through(
                 eff, lambda callee: self.param_writes(ff, callee, depth + 1))
         return self.pure_helpers[key]
+
+    def global_writes(self, name: str, depth: int) -> frozenset[int] | None:
+        """param_writes() of a global function of another .c file, from its
+        body there (dev_to_shost() in drivers/scsi/hosts.c only walks up the
+        parents): the whole tree's definitions come from the audit
+        (global_def_files).  Every definition (one per configuration or
+        architecture) must agree; a name defined in more than three files
+        is not judged."""
+        files = self.global_def_files(name)
+        if not files or len(files) > 3 or depth > 3:
+            return None
+        out: frozenset[int] = frozenset()
+        for rel in files:
+            try:
+                ffc = self.file_facts(rel)
+            except OSError:
+                return None
+            fn = ffc.functions.get(name)
+            if fn is None or fn.is_static:
+                return None
+            writes = self.body_writes(ffc, fn, depth)
+            if writes is None:
+                return None
+            out |= writes
+        return out
+
+    def global_def_files(self, name: str) -> list[str]:
+        """The files that define a global function name, from the audit's
+        index beside the whole tree's reach lines (reach.DEFS_SUFFIX); []
+        without one."""
+        if self.global_defs is None:
+            self.global_defs = {}
+            path = self.tree_reach + reachability.DEFS_SUFFIX if self.tree_reach else ""
+            try:
+                with open(path, encoding="utf-8") as f:
+                    for line in f:
+                        n, _, files = line.rstrip("\n").partition("\t")
+                        self.global_defs[n] = files.split(",")
+            except OSError:
+                pass
+        return self.global_defs.get(name, [])
 
     def file_macros(self, path: str) -> dict[str, tuple[bool, set[str]]]:
         """The function-like macros a .c file defines: name -> (its body
