@@ -130,11 +130,11 @@ K.enter(p)
 
 // Nothing held, and a local already carries the result: keep the twin's code.
 @completion_held_a exists@
-position p;
 expression E;
 identifier prim = {wait_for_completion};
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
+position p : script:python() { K.held_past(p) };
 @@
 (
 acq(E, ...)
@@ -235,11 +235,11 @@ K.report(p, prim, es, "converted")
 
 // Nothing held: return at once.
 @completion_held_b depends on patch exists@
-position p;
 expression E;
 identifier prim = {wait_for_completion};
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
+position p : script:python() { K.held_past(p) };
 @@
 (
 acq(E, ...)
@@ -834,11 +834,11 @@ K.enter(p)
 
 // `if (!wait(...))`: keep the time left in a new signed local.
 @completion_theld_a exists@
-position p;
 expression E;
 identifier prim = {wait_for_completion_timeout};
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
+position p : script:python() { K.held_past(p) };
 @@
 (
 acq(E, ...)
@@ -926,11 +926,11 @@ K.report(p, prim, es, "converted")
 
 // `x = wait(...);` into a local: test x < 0 right after.
 @completion_theld_b depends on patch exists@
-position p;
 expression E;
 identifier prim = {wait_for_completion_timeout};
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
+position p : script:python() { K.held_past(p) };
 @@
 (
 acq(E, ...)
@@ -993,11 +993,11 @@ K.report(p, prim, es, "converted")
 
 // `return wait(...) ? a : b;`: nothing held.
 @completion_theld_r depends on patch exists@
-position p;
 expression E;
 identifier prim = {wait_for_completion_timeout};
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
+position p : script:python() { K.held_past(p) };
 @@
 (
 acq(E, ...)

@@ -116,11 +116,11 @@ K.enter(p)
 
 // Nothing held, and a local already carries the result: keep the twin's code.
 @page_lock_held_a exists@
-position p;
 expression E;
 identifier prim = {lock_page, folio_lock};
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
+position p : script:python() { K.held_past(p) };
 @@
 (
 acq(E, ...)
@@ -221,11 +221,11 @@ K.report(p, prim, es, "converted")
 
 // Nothing held: return at once.
 @page_lock_held_b depends on patch exists@
-position p;
 expression E;
 identifier prim = {lock_page, folio_lock};
 identifier acq : script:python() { K.is_acquire(acq) };
 identifier rel : script:python() { K.is_release(rel) };
+position p : script:python() { K.held_past(p) };
 @@
 (
 acq(E, ...)

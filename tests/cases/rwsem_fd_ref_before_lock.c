@@ -6,9 +6,10 @@
  *
  * Expect: not a bare `return -EINTR` after down_read/down_write, which
  * would leak the file reference and the write access.  The nearest exit
- * before the lock is `goto out` after mnt_want_write(), and that call is
- * not known to the tables, so manual (issue 10, class 1).  Report: manual
- * for both.
+ * before the lock is `goto out` after mnt_want_write(), an acquisition
+ * taken on some paths only; quotactl_cmd_onoff(), which no table knows,
+ * is called before the lock too, so manual (issue 10, class 1).  Report:
+ * manual for both.
  */
 // harness: none
 #include <linux/fs.h>

@@ -14,6 +14,7 @@ int kt_calls_after_signal;
 int kt_fatal;
 int kt_injected;
 int kt_force_timeout;
+int kt_force_trylock_fail;
 long kt_live_allocs;
 int kt_locks_held;
 int kt_plain_sleeps;

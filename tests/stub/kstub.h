@@ -196,6 +196,7 @@ extern int kt_calls_after_signal; /* killable calls made after the signal */
 extern int kt_fatal;		/* a fatal signal is pending */
 extern int kt_injected;		/* the signal was delivered in this run */
 extern int kt_force_timeout;	/* the _timeout waits time out */
+extern int kt_force_trylock_fail; /* the trylocks fail, as under contention */
 extern long kt_live_allocs;	/* live allocations and references (kmalloc, alloc_page,
 				 * get_page, get_task_mm, dev_get_by_name ...) */
 extern int kt_locks_held;	/* locks held right now, all kinds */
@@ -725,7 +726,7 @@ static inline int __must_check kt_down_rw_killable(struct rw_semaphore *s, int w
 }
 static inline int __must_check kt_down_rw_trylock(struct rw_semaphore *s, int write, const char *e, const char *w)
 {
-	if (s->writer || (write && s->readers))
+	if (kt_force_trylock_fail || s->writer || (write && s->readers))
 		return 0;
 	kt_rw_take(s, write, e, w);
 	return 1;
@@ -1118,7 +1119,9 @@ static inline void poll_wait(struct file *f, wait_queue_head_t *q, poll_table *p
 struct kiocb {
 	struct file *ki_filp;
 	loff_t ki_pos;
+	int ki_flags;
 };
+#define IOCB_NOWAIT (1 << 7)
 struct iov_iter {
 	char *base;
 	size_t count;

@@ -385,14 +385,20 @@ def cache_dir() -> str:
     return os.environ.get("KILLABLE_CACHE") or os.path.expanduser("~/.cache/killable")
 
 
+# The releases of locks: a lock taken and released in one body is held
+# nowhere after it.  An allocation freed in the same body may be freed on
+# its error path only and returned on the other (fsk_dup_filters()).
+LOCK_RELEASE = re.compile(r"unlock|^up$|^up_read$|^up_write$")
+
+
 def balanced(calls: set[str], acquires: dict[str, tuple[str, str]]) -> set[str]:
-    """The calls left once every acquisition released in the same body is
-    taken out with its release (net_generic: rcu_read_lock() ...
+    """The calls left once every lock released in the same body is taken
+    out with its release (net_generic: rcu_read_lock() ...
     rcu_read_unlock() around a read holds nothing after it)."""
     out = set(calls)
     for c in calls:
         rel = acquires.get(c, ("", ""))[0]
-        if rel and rel in calls:
+        if rel and rel in calls and LOCK_RELEASE.search(rel):
             out -= {c, rel}
     return out
 

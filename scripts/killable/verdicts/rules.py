@@ -368,6 +368,43 @@ class Rules:
             return True
         return False
 
+    def held_past(self, p) -> bool:
+        """Whether what was taken before the sleep at p may still be held
+        there.  Not so in the failure branch of a trylock when nothing else
+        is taken before it: ntfs_file_write_iter()'s `if
+        (!inode_trylock(inode)) { ...; inode_lock(inode); }` sleeps because
+        the try failed.  (A position constraint sees only p: any other
+        acquisition before the sleep keeps it held.)"""
+        at = self.text_at(p)
+        if at is None:
+            return True
+        text, first = at
+        off = body.line_offset(text, int(p[0].line) - first)
+        tries = [m for m in re.finditer(r"\bif\s*\(\s*!\s*(\w+)\s*\(", text[:off])
+                 if self.style_of(m.group(1)) == "try"]
+        inside = [m for m in tries if self.cond_end(text, m) >= off]
+        if not inside:
+            return True
+        names = {m.group(1) for m in inside}
+        held: list[str] = []
+        for name, _ in body.calls_in(text[body.body_start(text):off]):
+            if name in names:
+                continue
+            if self.is_acquire(name):
+                held.append(name)
+            elif self.is_release(name):
+                mine = [a for a in held if self.release_of(a) == name]
+                if mine:
+                    held.remove(mine[-1])
+        return bool(held)
+
+    @staticmethod
+    def cond_end(text: str, m: re.Match) -> int:
+        """Where the then-branch of the `if (!try(...))` at m ends."""
+        open_ = text.index("(", m.start())
+        close = csource.matching(text, open_, "(", ")")
+        return body.statement_end(text, close + 1) if close > 0 else -1
+
     def held_at(self, p) -> list[tuple[str, str]]:
         return self.held.setdefault((p[0].file, p[0].line, p[0].column), [])
 
