@@ -222,6 +222,8 @@ def body_effects(head: str, name: str, inner: str,
                 loc.scalars.add(first.group(1))
     eff = BodyEffects("", set(), [])
     for lhs in fbody.stores_in(inner):
+        if lhs.lstrip().startswith("."):
+            continue    # a designated initializer (`struct va_format vaf = { .fmt = fmt };`)
         m = ONE_DEREF_RE.match(lhs)
         base = m and (m.group(1) or m.group(2))
         idx = loc.param_index(base) if base else 0
@@ -540,13 +542,13 @@ def summarize(kdir: str, paths: list[str], jobs: int = 1) -> dict[str, frozenset
             defs[name].append(BodyEffects("declared, defined elsewhere", set(), []))
 
     def table_writes(n: str) -> Writes:
+        argn = local_writers.get(n)
+        if argn is not None:
+            return frozenset({argn}) if argn else frozenset()
         if n.startswith("__builtin_"):
             return None if IMPURE_BUILTINS.match(n) else frozenset()
         if n in names or any(p.search(n) for p in patterns):
             return frozenset()
-        argn = local_writers.get(n)
-        if argn is not None:
-            return frozenset({argn}) if argn else frozenset()
         return None
 
     table: dict[str, Writes] = {}
