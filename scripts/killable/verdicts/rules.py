@@ -18,9 +18,12 @@ cross-file reachability through KILLABLE_REACH or -D killable_reach=FILE.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import sys
+import tempfile
 from dataclasses import dataclass
 
 from killable import spatch
@@ -91,6 +94,7 @@ class Rules:
         self.tree_index: dict[str, tuple[int, int]] | None = None
         self.tree_loaded: set[str] = set()
         self.global_defs: dict[str, list[str]] | None = None
+        self.summaries: dict[str, dict[str, frozenset[int] | None]] = {}
         self.external_path = ""
         self.trees: dict[str, str] = {}
         self.has_twin: dict[tuple[str, str], bool] = {}
@@ -523,18 +527,67 @@ class Rules:
             return None
         out: frozenset[int] = frozenset()
         for rel in files:
-            try:
-                ffc = self.file_facts(rel)
-            except OSError:
-                return None
-            fn = ffc.functions.get(name)
-            if fn is None or fn.is_static:
-                return None
-            writes = self.body_writes(ffc, fn, depth)
+            known = self.saved_summaries(rel)
+            if name in known:
+                writes = known[name]
+            else:
+                try:
+                    ffc = self.file_facts(rel)
+                except OSError:
+                    return None
+                fn = ffc.functions.get(name)
+                if fn is None or fn.is_static:
+                    return None
+                writes = self.body_writes(ffc, fn, depth)
+                if depth == 0:
+                    self.save_summary(rel, name, writes)
             if writes is None:
                 return None
             out |= writes
         return out
+
+    def summary_path(self, rel: str) -> str:
+        """Where the summaries of rel's global functions are kept for the
+        other spatch processes of the audit: beside the whole tree's reach
+        lines, so a change of the tree's graph starts afresh."""
+        digest = hashlib.sha256(rel.encode()).hexdigest()[:20]
+        return os.path.join(self.tree_reach + ".sum", digest + ".json")
+
+    def saved_summaries(self, rel: str) -> dict[str, frozenset[int] | None]:
+        """The summaries other processes saved for rel (save_summary),
+        when rel is unchanged since."""
+        if rel in self.summaries:
+            return self.summaries[rel]
+        out: dict[str, frozenset[int] | None] = {}
+        try:
+            st = os.stat(self.source(rel))
+            with open(self.summary_path(rel), encoding="utf-8") as f:
+                saved = json.load(f)
+            if saved.get("stat") == [st.st_size, st.st_mtime_ns]:
+                out = {n: None if w is None else frozenset(w)
+                       for n, w in saved.get("names", {}).items()}
+        except (OSError, ValueError, AttributeError):
+            pass
+        self.summaries[rel] = out
+        return out
+
+    def save_summary(self, rel: str, name: str, writes: frozenset[int] | None) -> None:
+        """Add one summary of rel's to its file (whole or not at all; a
+        concurrent writer may win, which costs only a recomputation)."""
+        known = self.saved_summaries(rel)
+        known[name] = writes
+        path = self.summary_path(rel)
+        try:
+            st = os.stat(self.source(rel))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".sum-")
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump({"stat": [st.st_size, st.st_mtime_ns],
+                           "names": {n: None if w is None else sorted(w)
+                                     for n, w in known.items()}}, f)
+            os.replace(tmp, path)
+        except OSError:
+            pass
 
     def global_def_files(self, name: str) -> list[str]:
         """The files that define a global function name, from the audit's
