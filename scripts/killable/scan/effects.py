@@ -57,7 +57,7 @@ ALIAS_RE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+\(?\s*(\w+)\s*\)?[ 
 # definition in some .c file, and a `static inline` of the same name is
 # the stub of the other configuration (`#else static inline void foo(...)
 # {}`), whose purity says nothing.
-PROTOTYPE_RE = re.compile(r"(?:^|[;}])\s*(?:extern\s+)?(?:(?:const|struct|enum|union|unsigned|"
+PROTOTYPE_RE = re.compile(r"(?:^|(?<=[;}]))\s*(?:extern\s+)?(?:(?:const|struct|enum|union|unsigned|"
                           r"signed|static|__\w+)\s+)*\w+[\s*]+\**\s*(\w+)\s*\("
                           r"[^;{}]*\)\s*(?:__\w+(?:\([^;{}]*\))?\s*)*;")
 IMPURE_BUILTINS = re.compile(r"^__builtin_(?:mem\w+|str\w+|trap|unreachable|prefetch|"

@@ -218,6 +218,23 @@ def timeout_branch(text: str, off: int) -> tuple[int, int]:
     return (start, body.statement_end(text, start))
 
 
+def shared_wait_object(k: "Rules", ff: csource.FileFacts, text: str, off: int) -> bool:
+    """Whether another function of the file waits on the object the wait at
+    off waits on (its last member: `&fmdev->maintask_comp`): a complete()
+    still due from the abandoned operation would then wake that other
+    wait early (fm_rx_seek() and the commands ->release sends)."""
+    open_ = text.find("(", off)
+    close = csource.matching(text, open_, "(", ")") if open_ >= 0 else -1
+    args = csource.split_args(text[open_ + 1:close]) if close > 0 else []
+    m = re.search(r"(\w+)\s*$", args[0]) if args else None
+    if not m:
+        return True
+    member = m.group(1)
+    whole = csource.blank_noise("\n".join(k.source_lines(ff.path)))
+    waits = re.compile(r"\bwait_\w*\(\s*&?\s*[\w.>()-]*?\b%s\s*[,)]" % re.escape(member))
+    return len(waits.findall(whole)) > len(waits.findall(text))
+
+
 def timeout_exit_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int) -> bool:
     """Whether the timeout branch of the wait at off already gives up and
     returns an error, doing nothing on the way but diagnostics, setting
@@ -229,7 +246,7 @@ def timeout_exit_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int) 
     A branch that cancels or recovers (uniphier_fi2c_recover()) or jumps to
     a label does more than the new exit would."""
     start, end = timeout_branch(text, off)
-    if start < 0:
+    if start < 0 or shared_wait_object(k, ff, text, off):
         return False
     code = text[start:end].strip()
     if code.startswith("{") and code.endswith("}"):
