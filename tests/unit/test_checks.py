@@ -1121,6 +1121,21 @@ class TestTreeReach(unittest.TestCase):
     file's reach lines from the whole tree's (reach.write_indexed), instead
     of taking what it was not given for "callers not checked"."""
 
+    @staticmethod
+    def rules_with_tree(tree: str) -> rules.Rules:
+        """A Rules that reads the whole tree's reach lines (and the defs
+        beside them) from tree, as the audit's spatch processes do."""
+        from killable.graph import reach
+        old = os.environ.get(reach.TREE_REACH_ENV)
+        os.environ[reach.TREE_REACH_ENV] = tree
+        try:
+            return rules.Rules()
+        finally:
+            if old is None:
+                del os.environ[reach.TREE_REACH_ENV]
+            else:
+                os.environ[reach.TREE_REACH_ENV] = old
+
     def test_lines_of_another_file_are_read_when_asked(self) -> None:
         from killable.graph import reach
         with tempfile.TemporaryDirectory() as d:
@@ -1131,15 +1146,7 @@ class TestTreeReach(unittest.TestCase):
             chunk = os.path.join(d, "chunk.tsv")
             with open(chunk, "w", encoding="utf-8") as f:
                 f.write("a.c\tfoo\tioctl\n")
-            old = os.environ.get(reach.TREE_REACH_ENV)
-            os.environ[reach.TREE_REACH_ENV] = tree
-            try:
-                k = rules.Rules()
-            finally:
-                if old is None:
-                    del os.environ[reach.TREE_REACH_ENV]
-                else:
-                    os.environ[reach.TREE_REACH_ENV] = old
+            k = self.rules_with_tree(tree)
             k.load_external(chunk)
             self.assertNotIn("bar", k.external)
             self.assertEqual(k.external_classes("b.c", "bar"),
@@ -1151,7 +1158,6 @@ class TestTreeReach(unittest.TestCase):
         # dev_to_shost() in drivers/scsi/hosts.c only walks up the parents;
         # scsi_host_bump() there counts in a file-scope variable.
         from killable.graph import reach
-        from killable.scan import csource
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "hosts.c"), "w", encoding="utf-8") as f:
                 f.write(textwrap.dedent("""\
@@ -1181,15 +1187,7 @@ class TestTreeReach(unittest.TestCase):
             with open(tree + reach.DEFS_SUFFIX, "w", encoding="utf-8") as f:
                 f.write(f"dev_to_shost\t{d}/hosts.c\nscsi_host_bump\t{d}/hosts.c\n"
                         f"arch_thing\t{d}/a.c,{d}/b.c,{d}/c.c,{d}/d.c\n")
-            old = os.environ.get(reach.TREE_REACH_ENV)
-            os.environ[reach.TREE_REACH_ENV] = tree
-            try:
-                k = rules.Rules()
-            finally:
-                if old is None:
-                    del os.environ[reach.TREE_REACH_ENV]
-                else:
-                    os.environ[reach.TREE_REACH_ENV] = old
+            k = self.rules_with_tree(tree)
             ff = k.file_facts(os.path.join(d, "user.c"))
             self.assertEqual(k.param_writes(ff, "dev_to_shost"), frozenset())
             self.assertIsNone(k.param_writes(ff, "scsi_host_bump"))
