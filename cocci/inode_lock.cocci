@@ -47,6 +47,8 @@
 //   callerN_ret, callerN callers N levels up that ignored the result of a
 //                        helper that can now fail: `ret = f(); if (ret)
 //                        return ret;`, `if (f()) return ERR;`
+//   void_int             void helpers that can now fail become int: the
+//                        definition, a prototype, `return;` and the end
 //   left                 every site, with its verdict (report, org)
 //   context              the convertible sites, marked `*` (context mode)
 
@@ -873,6 +875,43 @@ fresh identifier ERR = script:python(p) { K.err_return(p, "", "-EINTR") };
 p << inode_lock_caller2.p;
 @@
 K.mark_fails(p)
+
+// ---- inode_lock: void functions that can now fail return int ----
+@inode_lock_void_int depends on patch && !context && !org && !report@
+identifier f;
+position p : script:python(f) { K.becomes_int(p, f) };
+@@
+- void
++ int
+  f@p(...) {...}
+
+@inode_lock_void_int_proto depends on inode_lock_void_int@
+identifier inode_lock_void_int.f;
+@@
+- void
++ int
+  f(...);
+
+@inode_lock_void_int_end depends on inode_lock_void_int@
+identifier inode_lock_void_int.f;
+statement list SL;
+statement S : script:python() { not S.strip().startswith("return") };
+@@
+  int f(...) {
+  SL
+  S
++ return 0;
+  }
+
+@inode_lock_void_int_return depends on inode_lock_void_int@
+identifier inode_lock_void_int.f;
+@@
+  int f(...) {
+  <...
+- return;
++ return 0;
+  ...>
+  }
 
 // ---- inode_lock: what is left, with the reason ----
 @inode_lock_left depends on report || org@

@@ -47,6 +47,8 @@
 //   callerN_ret, callerN callers N levels up that ignored the result of a
 //                        helper that can now fail: `ret = f(); if (ret)
 //                        return ret;`, `if (f()) return ERR;`
+//   void_int             void helpers that can now fail become int: the
+//                        definition, a prototype, `return;` and the end
 //   left                 every site, with its verdict (report, org)
 //   context              the convertible sites, marked `*` (context mode)
 
@@ -873,6 +875,43 @@ fresh identifier ERR = script:python(p) { K.err_return(p, "", "-EINTR") };
 p << semaphore_caller2.p;
 @@
 K.mark_fails(p)
+
+// ---- semaphore: void functions that can now fail return int ----
+@semaphore_void_int depends on patch && !context && !org && !report@
+identifier f;
+position p : script:python(f) { K.becomes_int(p, f) };
+@@
+- void
++ int
+  f@p(...) {...}
+
+@semaphore_void_int_proto depends on semaphore_void_int@
+identifier semaphore_void_int.f;
+@@
+- void
++ int
+  f(...);
+
+@semaphore_void_int_end depends on semaphore_void_int@
+identifier semaphore_void_int.f;
+statement list SL;
+statement S : script:python() { not S.strip().startswith("return") };
+@@
+  int f(...) {
+  SL
+  S
++ return 0;
+  }
+
+@semaphore_void_int_return depends on semaphore_void_int@
+identifier semaphore_void_int.f;
+@@
+  int f(...) {
+  <...
+- return;
++ return 0;
+  ...>
+  }
 
 // ---- semaphore: what is left, with the reason ----
 @semaphore_left depends on report || org@

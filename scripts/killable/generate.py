@@ -160,6 +160,7 @@ def family_sections(w: Writer, family: str, prims: list[Primitive]) -> None:
         w.add("timeout", {**common, "TPRIMS": names("timeout"), "TWINS": twins_})
     for level in range(1, PLUMB_DEPTH + 1):
         w.add("callers", {**common, "N": str(level)})
+    w.add("void_int", common)
     w.add("report", common)
 
 

@@ -1089,6 +1089,7 @@ struct file {
 #define FMODE_READ 0x1
 #define FMODE_WRITE 0x2
 #define O_NONBLOCK 04000
+#define O_TRUNC 01000
 #define O_APPEND 02000
 static inline struct inode *file_inode(const struct file *f) { return f->f_inode; }
 static inline struct inode *d_inode(const struct dentry *d) { return d->d_inode; }

@@ -41,7 +41,7 @@ class VerdictCase(unittest.TestCase):
         seen = 0
         in_func = False
         for n, line in enumerate(lines, 1):
-            if line.startswith(("static", "int", "long")) and f"{func}(" in line:
+            if line.startswith(("static", "int", "long", "void")) and f"{func}(" in line:
                 in_func = True
             if in_func and f"{prim}(" in line:
                 seen += 1
@@ -920,7 +920,7 @@ class TestOtherChecks(VerdictCase):
             """, "foo_release", args="&foo->lock")
         self.assertTrue(v.startswith("refused: reachable from must-not-fail root"), v)
 
-    def test_void_is_manual(self) -> None:
+    def test_static_void_becomes_int(self) -> None:
         v = self.verdict("""
             static void foo_reset(struct foo *foo)
             {
@@ -934,7 +934,46 @@ class TestOtherChecks(VerdictCase):
             	return 0;
             }
             """, "foo_reset", args="&foo->lock")
-        self.assertTrue(v.startswith("manual: void function"), v)
+        self.assertEqual(v, "converted")
+
+    def test_void_chain_stops_at_a_void_caller_stored_in_a_member(self) -> None:
+        v = self.verdict("""
+            static void foo_reset(struct foo *foo)
+            {
+            	mutex_lock(&foo->lock);
+            	foo->n = 0;
+            	mutex_unlock(&foo->lock);
+            }
+            static void foo_kick(struct foo *foo)
+            {
+            	foo_reset(foo);
+            }
+            static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+            {
+            	foo_kick(f->private_data);
+            	return 0;
+            }
+            static const struct foo_ops foo_ops = { .kick = foo_kick };
+            """, "foo_reset", args="&foo->lock")
+        self.assertIn("foo_kick() ignores the result of foo_reset() and returns void: "
+                      "the address of foo_kick() is taken", v)
+
+    def test_global_void_is_manual(self) -> None:
+        v = self.verdict("""
+            void foo_reset(struct foo *foo)
+            {
+            	mutex_lock(&foo->lock);
+            	foo->n = 0;
+            	mutex_unlock(&foo->lock);
+            }
+            static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+            {
+            	foo_reset(f->private_data);
+            	return 0;
+            }
+            """, "foo_reset", args="&foo->lock")
+        self.assertTrue(v.startswith("manual: void function cannot carry an error; "
+                                     "foo_reset() is not static"), v)
 
     def test_on_stack_completion_is_refused(self) -> None:
         v = self.verdict("""

@@ -132,6 +132,11 @@ def return_type(c: Context) -> str:
     rtype = c.fn.return_type
     types = c.k.tables.return_types
     why = types.reason(rtype)
+    if rtype == "void" and why:
+        # It becomes int in the same patch when it and its callers allow
+        # (callers_lose_error walks them): upstream's usual fix.
+        cannot = plumbing.void_to_int_problem(c.ff, c.fn, c.reach)
+        return f"{why}; {cannot}" if cannot else ""
     if why:
         return why
     if rtype.endswith("*"):
@@ -241,6 +246,7 @@ def no_errno(c: Context) -> str:
     a timeout, a count, a SCSI disposition.  Its callers would take -EINTR
     for data.  Roots are exempt (their caller is the system call)."""
     if c.fn.name in c.reach.root_via or c.fn.return_type.endswith("*") or \
+            c.fn.return_type == "void" or \
             plumbing.truth_valued(c.fn):
         return ""
     values = [v.strip("() \t") for _, v in c.fn.returns]

@@ -541,12 +541,38 @@ def unchecked_outside(classes: set[str], name: str) -> str:
     return ""
 
 
+def void_to_int_problem(ff: csource.FileFacts, f: csource.Function,
+                        reach: reachability.Reach) -> str:
+    """Why void f() cannot become int in the same patch, or ''.
+
+    The patch changes its definition, any prototype before it, every
+    `return;` and its end, and its callers: so all of them must be in
+    this file.  A static function whose address is not taken has no
+    other callers (ops members keep their void type)."""
+    if not ff.path.endswith(".c"):
+        return f"{f.name}() is defined in a header"
+    if f.macro:
+        return f"{f.name}() is defined by the macro {f.macro}"
+    if not f.is_static:
+        return f"{f.name}() is not static; callers in other files would have to change too"
+    if f.name in ff.address_taken or f.name in reach.root_via:
+        return f"the address of {f.name}() is taken; its type is a pointer's type elsewhere"
+    return ""
+
+
 def plumb_problem(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
-                  callee: csource.Function, depth: int, reach: reachability.Reach) -> str:
-    """Why a caller that drops callee's result cannot be made to check it."""
+                  callee: csource.Function, depth: int, reach: reachability.Reach,
+                  to_int: set[str] | None = None) -> str:
+    """Why a caller that drops callee's result cannot be made to check it.
+    A void caller may become int in turn (added to to_int)."""
     if depth + 1 > PLUMB_DEPTH:
         return f"{caller.name}() ignores the result of {callee.name}(), too far up to plumb"
-    if not k.tables.return_types.carries_errno(caller.return_type):
+    if caller.return_type == "void" and to_int is not None:
+        why = void_to_int_problem(ff, caller, reach)
+        if why:
+            return f"{caller.name}() ignores the result of {callee.name}() and returns void: {why}"
+        to_int.add(caller.name)
+    elif not k.tables.return_types.carries_errno(caller.return_type):
         return (f"{caller.name}() ignores the result of {callee.name}() and returns "
                 f"{caller.return_type or 'nothing'}")
     if caller.name in reach.mnf_kinds:
@@ -773,6 +799,9 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
     When there is none, the callers to plumb are added to k.plan.
     """
     plan: set[tuple[str, str]] = set()
+    # The void functions of this file that become int: fn, and callers
+    # that drop its result and must pass the error on in turn.
+    to_int: set[str] = {fn.name} if fn.return_type == "void" else set()
     seen: set[tuple[str, str]] = set()
     todo: list[tuple[csource.FileFacts, csource.Function, int]] = [(ff, fn, 0)]
     while todo:
@@ -816,7 +845,8 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
                 return why
             found += more
             checked |= {c for c in outside if c.startswith("xcallers:")}
-        if f is not fn and not k.tables.return_types.carries_errno(f.return_type):
+        if f is not fn and not k.tables.return_types.carries_errno(f.return_type) and \
+                not (fff is ff and f.name in to_int):
             return f"{f.name}() returns {f.return_type}; the error cannot pass through"
         why = unchecked_outside(outside - checked, f.name)
         if why:
@@ -825,22 +855,23 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
             continue
         for ffc, caller, call in found:
             why = caller_problem(k, ff, (ffc, caller, call), reach if ffc is ff else k.reach[ffc.path],
-                                 f, depth, plan, todo, like_timeout)
+                                 f, depth, plan, todo, like_timeout, to_int)
             if why:
                 return why
     if truth_valued(fn):
         return f"{fn.name}() returns a truth value; callers would read -EINTR as true"
     k.plan.setdefault(ff.path, set()).update(plan)
+    k.to_int.setdefault(ff.path, set()).update(to_int)
     return ""
 
 
 def caller_problem(k: "Rules", ff: csource.FileFacts, at: Caller, creach: reachability.Reach,
                    f: csource.Function, depth: int, plan: set[tuple[str, str]],
                    todo: list[tuple[csource.FileFacts, csource.Function, int]],
-                   like_timeout: bool = False) -> str:
+                   like_timeout: bool = False, to_int: set[str] | None = None) -> str:
     """One call of f on the walk: why the error is lost there, or '' with
     the caller queued (todo) or planned (plan: this file's callers that
-    must now check the result)."""
+    must now check the result; to_int: those of them that become int)."""
     ffc, caller, call = at
     if signal_free_caller(k, ffc, caller, creach):
         return ""       # the twin never fails there
@@ -859,7 +890,7 @@ def caller_problem(k: "Rules", ff: csource.FileFacts, at: Caller, creach: reacha
         if ffc is not ff or call.via_member:
             return (f"{caller.name}() in {ffc.path} ignores the result of {name}(); "
                     "calls through members and callers in other files are not plumbed")
-        why = plumb_problem(k, ffc, caller, f, depth, creach)
+        why = plumb_problem(k, ffc, caller, f, depth, creach, to_int)
         if why:
             return why
         plan.add((caller.name, f.name))

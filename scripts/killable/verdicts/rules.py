@@ -81,6 +81,8 @@ class Rules:
         self.by_basename: dict[str, set[str]] = {}
         self.printed: set[tuple[str, str, str]] = set()
         self.plan: dict[str, set[tuple[str, str]]] = {}
+        # Per file, the void functions a converted sleep makes int.
+        self.to_int: dict[str, set[str]] = {}
         self.pure_helpers: dict[tuple[str, str], frozenset[int] | None] = {}
         self.own_macros: dict[str, dict[str, tuple[bool, set[str]]]] = {}
         self.header_effects: dict[str, dict[str, frozenset[int]]] = {}
@@ -715,6 +717,11 @@ class Rules:
         path = self.real_file(p)
         return (path, callee) in self.fails and \
             (p[0].current_element, callee) in self.plan.get(path, set())
+
+    def becomes_int(self, p, name: str) -> bool:
+        """The void function name, defined at p, now fails: it returns int."""
+        path = self.real_file(p)
+        return (path, name) in self.fails and name in self.to_int.get(path, set())
 
     # ---- reachability -------------------------------------------------
 

@@ -1,10 +1,9 @@
 /*
- * semaphore_void_helper_manual: `static void cmdq_push()` takes the
- * semaphore for its caller, an ioctl.  A void helper cannot report the
- * failure.
+ * semaphore_void_helper_int: `static void cmdq_push()` takes the
+ * semaphore for its caller, an ioctl.
  *
- * Expect: no change; report `manual: void function cannot carry an error;
- * make it int __must_check and check callers`.
+ * Expect: cmdq_push() returns int and its caller passes the error on;
+ * report `converted`.
  */
 // setup: sema_init(&cq1.sem, 1); kt_file.private_data = &cq1
 // entry: cmdq_ioctl(&kt_file, CMDQ_PUSH, 3)

@@ -1,9 +1,10 @@
 /*
- * mutex_void_helper_manual: a void helper `tc_apply()` takes the mutex for
- * its caller, an ioctl.  A void function cannot carry the error.
+ * mutex_void_helper_int: a void helper `tc_apply()` takes the mutex for
+ * its caller, an ioctl.  The helper is static and its address is not
+ * taken, so its only callers are in this file.
  *
- * Expect: no change; report `manual: void function cannot carry an error;
- * make it int __must_check and check callers`.
+ * Expect: tc_apply() returns int (0 at its end, -EINTR when the killable
+ * lock fails) and the ioctl returns the error; report `converted`.
  */
 // setup: kt_file.private_data = &tc0
 // entry: tc_ioctl(&kt_file, TC_APPLY, 3)

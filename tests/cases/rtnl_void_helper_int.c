@@ -1,10 +1,9 @@
 /*
- * rtnl_void_helper_manual: `static void br_set_carrier()` takes
- * rtnl_lock() for its caller, a sysfs ->store.  A void helper cannot
- * report the failure.
+ * rtnl_void_helper_int: `static void br_set_carrier()` takes rtnl_lock()
+ * for its caller, a sysfs ->store that already returns errors.
  *
- * Expect: no change; report `manual: void function cannot carry an error;
- * make it int __must_check and check callers`.
+ * Expect: br_set_carrier() returns int and the ->store passes the error
+ * on; report `converted`.
  */
 // setup: strcpy(kt_kbuf, "1")
 // entry: carrier_store(&kt_dev, &dev_attr_carrier, kt_kbuf, 1)
