@@ -823,8 +823,10 @@ return ret;
 
 @script:python@
 p << rwsem_caller1_ret.p;
+f << rwsem_caller1_ret.f;
 @@
 K.mark_fails(p)
+K.mark_plumbed(p, f)
 
 @rwsem_caller1 depends on patch && !context && !org && !report@
 identifier f;
@@ -838,8 +840,10 @@ fresh identifier ERR = script:python(p) { K.err_return(p, "", "-EINTR") };
 
 @script:python@
 p << rwsem_caller1.p;
+f << rwsem_caller1.f;
 @@
 K.mark_fails(p)
+K.mark_plumbed(p, f)
 
 // Callers that ignored the result of a helper that can now fail, level 2.
 @rwsem_caller2_ret depends on patch && !context && !org && !report exists@
@@ -858,8 +862,10 @@ return ret;
 
 @script:python@
 p << rwsem_caller2_ret.p;
+f << rwsem_caller2_ret.f;
 @@
 K.mark_fails(p)
+K.mark_plumbed(p, f)
 
 @rwsem_caller2 depends on patch && !context && !org && !report@
 identifier f;
@@ -873,8 +879,10 @@ fresh identifier ERR = script:python(p) { K.err_return(p, "", "-EINTR") };
 
 @script:python@
 p << rwsem_caller2.p;
+f << rwsem_caller2.f;
 @@
 K.mark_fails(p)
+K.mark_plumbed(p, f)
 
 // ---- rwsem: void functions that can now fail return int ----
 @rwsem_void_int depends on patch && !context && !org && !report@

@@ -828,8 +828,10 @@ return ret;
 
 @script:python@
 p << schedule_timeout_caller1_ret.p;
+f << schedule_timeout_caller1_ret.f;
 @@
 K.mark_fails(p)
+K.mark_plumbed(p, f)
 
 @schedule_timeout_caller1 depends on patch && !context && !org && !report@
 identifier f;
@@ -843,8 +845,10 @@ fresh identifier ERR = script:python(p) { K.err_return(p, "", "-EINTR") };
 
 @script:python@
 p << schedule_timeout_caller1.p;
+f << schedule_timeout_caller1.f;
 @@
 K.mark_fails(p)
+K.mark_plumbed(p, f)
 
 // Callers that ignored the result of a helper that can now fail, level 2.
 @schedule_timeout_caller2_ret depends on patch && !context && !org && !report exists@
@@ -863,8 +867,10 @@ return ret;
 
 @script:python@
 p << schedule_timeout_caller2_ret.p;
+f << schedule_timeout_caller2_ret.f;
 @@
 K.mark_fails(p)
+K.mark_plumbed(p, f)
 
 @schedule_timeout_caller2 depends on patch && !context && !org && !report@
 identifier f;
@@ -878,8 +884,10 @@ fresh identifier ERR = script:python(p) { K.err_return(p, "", "-EINTR") };
 
 @script:python@
 p << schedule_timeout_caller2.p;
+f << schedule_timeout_caller2.f;
 @@
 K.mark_fails(p)
+K.mark_plumbed(p, f)
 
 // ---- schedule_timeout: void functions that can now fail return int ----
 @schedule_timeout_void_int depends on patch && !context && !org && !report@

@@ -1516,8 +1516,10 @@ return ret;
 
 @script:python@
 p << wait_event_caller1_ret.p;
+f << wait_event_caller1_ret.f;
 @@
 K.mark_fails(p)
+K.mark_plumbed(p, f)
 
 @wait_event_caller1 depends on patch && !context && !org && !report@
 identifier f;
@@ -1531,8 +1533,10 @@ fresh identifier ERR = script:python(p) { K.err_return(p, "", "-EINTR") };
 
 @script:python@
 p << wait_event_caller1.p;
+f << wait_event_caller1.f;
 @@
 K.mark_fails(p)
+K.mark_plumbed(p, f)
 
 // Callers that ignored the result of a helper that can now fail, level 2.
 @wait_event_caller2_ret depends on patch && !context && !org && !report exists@
@@ -1551,8 +1555,10 @@ return ret;
 
 @script:python@
 p << wait_event_caller2_ret.p;
+f << wait_event_caller2_ret.f;
 @@
 K.mark_fails(p)
+K.mark_plumbed(p, f)
 
 @wait_event_caller2 depends on patch && !context && !org && !report@
 identifier f;
@@ -1566,8 +1572,10 @@ fresh identifier ERR = script:python(p) { K.err_return(p, "", "-EINTR") };
 
 @script:python@
 p << wait_event_caller2.p;
+f << wait_event_caller2.f;
 @@
 K.mark_fails(p)
+K.mark_plumbed(p, f)
 
 // ---- wait_event: void functions that can now fail return int ----
 @wait_event_void_int depends on patch && !context && !org && !report@

@@ -83,6 +83,8 @@ class Rules:
         self.plan: dict[str, set[tuple[str, str]]] = {}
         # Per file, the void functions a converted sleep makes int.
         self.to_int: dict[str, set[str]] = {}
+        # (file, caller, callee): calls the caller shapes made check a result.
+        self.plumbed: dict[tuple[str, str, str], int] = {}
         self.pure_helpers: dict[tuple[str, str], frozenset[int] | None] = {}
         self.own_macros: dict[str, dict[str, tuple[bool, set[str]]]] = {}
         self.header_effects: dict[str, dict[str, frozenset[int]]] = {}
@@ -718,10 +720,28 @@ class Rules:
         return (path, callee) in self.fails and \
             (p[0].current_element, callee) in self.plan.get(path, set())
 
+    def mark_plumbed(self, p, callee: str) -> None:
+        """The caller at p now checks the result of callee at one call."""
+        key = (self.real_file(p), p[0].current_element, callee)
+        self.plumbed[key] = self.plumbed.get(key, 0) + 1
+
     def becomes_int(self, p, name: str) -> bool:
-        """The void function name, defined at p, now fails: it returns int."""
+        """The void function name, defined at p, now fails: it returns int.
+        Only when every call the plan names checks the result: a call a
+        shape missed would drop the error silently, while a void function
+        left with its `return -EINTR;` fails the build."""
         path = self.real_file(p)
-        return (path, name) in self.fails and name in self.to_int.get(path, set())
+        if (path, name) not in self.fails or name not in self.to_int.get(path, set()):
+            return False
+        ff = self.file_facts(path)
+        for caller, callee in self.plan.get(path, set()):
+            fn = ff.functions.get(caller)
+            if callee != name or fn is None:
+                continue
+            calls = sum(1 for c in fn.calls if c.callee == name and c.use == "discarded")
+            if self.plumbed.get((path, caller, name), 0) < calls:
+                return False
+        return True
 
     # ---- reachability -------------------------------------------------
 
