@@ -200,6 +200,32 @@ class TestEffectsBeforeSleep(VerdictCase):
             """
         self.assertEqual(self.verdict(code, "foo_ioctl", args="&foo->lock"), "converted")
 
+    def test_parser_into_what_a_parameter_points_to_is_a_store(self) -> None:
+        # hid-steam's steam_param_set_lizard_mode(): param_set_bool(val, kp)
+        # is kstrtobool(val, kp->arg), which sets the module parameter
+        # before the lock; a helper of the file here.
+        code = """
+            static int foo_set_bool(const char *val, const struct kernel_param *kp)
+            {
+            	return kstrtobool(val, kp->arg);
+            }
+            static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+            {
+            	const struct kernel_param *kp = f->private_data;
+            	int ret;
+
+            	ret = foo_set_bool("1", kp);
+            	if (ret)
+            		return ret;
+            	mutex_lock(&foo_lock);
+            	foo_apply_all();
+            	mutex_unlock(&foo_lock);
+            	return 0;
+            }
+            """
+        v = self.verdict(code, "foo_ioctl", args="&foo_lock")
+        self.assertTrue(v.startswith("manual: foo_set_bool() is called before the sleep"), v)
+
 
     def test_call_tested_by_the_exit_is_before_the_window(self) -> None:
         # hostfs_open(): `fd = open_file(...); __putname(name); if (fd < 0)

@@ -672,7 +672,7 @@ class Graph:
         return self.globals.get(name, [])
 
 
-BUILD_FORMAT = "a5"     # a1: no call binds to another architecture's code; a4: member and global callers; a5: typed member callers
+BUILD_FORMAT = "a6"     # a1: no call binds to another architecture's code; a4: member and global callers; a5: typed member callers; a6: entry:unknown
 
 
 def arch_of(rel: str) -> str:
@@ -943,6 +943,32 @@ def propagate(g: Graph, roots: dict[int, set[str]], direct_only: bool = False) -
     return Reach(w.kinds, w.parent, names, w.near)
 
 
+def unknown_entries(g: Graph) -> bytearray:
+    """Per node, 1 when a function no call reaches and no root table names
+    reaches it: a driver's ->probe the graph did not link (run by modprobe
+    or a sysfs bind, in a task that can be killed), an initcall, a member
+    call it did not follow.  nhi_probe() reaches tb_switch_add() through
+    cm_ops->start, while the graph saw only the hotplug work reach it."""
+    n = len(g.files)
+    called = bytearray(n)
+    for t in g.edges.targets:
+        called[t] = 1
+    seen = bytearray(n)
+    todo = [nid for nid in range(n)
+            if not called[nid] and nid not in g.sys_roots and nid not in g.mnf_roots]
+    for nid in todo:
+        seen[nid] = 1
+    start, targets = g.edges.start, g.edges.targets
+    while todo:
+        u = todo.pop()
+        row = targets[start[u]:start[u + 1]] if u + 1 < len(start) else ()
+        for v in row:
+            if not seen[v]:
+                seen[v] = 1
+                todo.append(v)
+    return seen
+
+
 @dataclass
 class Result:
     graph: Graph
@@ -951,6 +977,7 @@ class Result:
     stats: dict
     by_file: dict[str, str] | None = None    # reach_by_file, kept with the graph
     unreadable: list[str] = field(default_factory=list)  # .c/.h files left out (split_readable)
+    unknown: bytearray | None = None    # unknown_entries(graph)
 
     def lookup(self, relpath: str, func: str) -> dict:
         nid = self.graph.node(relpath, func)
@@ -1125,7 +1152,7 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
              "scan_s": round(t1 - t0, 2), "build_s": round(t2 - t1, 2),
              "bfs_s": round(t3 - t2, 2), "graph_cached": False,
              "stale_scan_entries": stale, "rescanned": len(todo)}
-    res = Result(g, sys_r, mnf_r, stats)
+    res = Result(g, sys_r, mnf_r, stats, unknown=unknown_entries(g))
     res.by_file = reach_by_file(res)
     atomic_pickle(gpath, res)
     res.unreadable = unreadable
@@ -1256,6 +1283,8 @@ def reach_line(res: Result, nid: int, callers: CrossCallers) -> str:
     classes = res.sys.kinds_of(nid) + ["mnf:" + k for k in res.mnf.kinds_of(nid)]
     if classes and res.sys.reached(nid):
         classes += extra_classes(res, nid, callers)
+    elif classes and res.unknown is not None and res.unknown[nid]:
+        classes.append(reachability.UNKNOWN_ENTRY)
     if not classes:
         return ""
     return f"{res.graph.files[nid]}\t{res.graph.funcs[nid]}\t{','.join(classes)}"

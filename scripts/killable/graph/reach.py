@@ -35,6 +35,10 @@ SUBSET_MARK = "# subset: "
 # The whole tree's reach lines, for a caller walk that leaves the files a
 # spatch process was given (write_indexed; Rules reads them a file at a time).
 TREE_REACH_ENV = "KILLABLE_REACH_TREE"
+# The class of a function not on a syscall path that a way in the
+# whole-tree graph does not know reaches (callgraph.unknown_entries): its
+# must-not-fail kinds are no proof that only kernel threads run it.
+UNKNOWN_ENTRY = "entry:unknown"
 INDEX_SUFFIX = ".idx"
 # Beside it: every global function and the files that define it
 # (`NAME<TAB>FILE,...`), for the effect summaries of .c functions.

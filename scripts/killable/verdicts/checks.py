@@ -135,7 +135,7 @@ def return_type(c: Context) -> str:
     if rtype == "void" and why:
         # It becomes int in the same patch when it and its callers allow
         # (callers_lose_error walks them): upstream's usual fix.
-        cannot = plumbing.void_to_int_problem(c.ff, c.fn, c.reach)
+        cannot = plumbing.void_to_int_problem(c.k, c.ff, c.fn, c.reach)
         return f"{why}; {cannot}" if cannot else ""
     if why:
         return why

@@ -334,9 +334,6 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     for name, at in body.calls_in(window):
         if writes_only_mine(k, ff, window, name, at, mine):
             continue
-        if not call_leaves_nothing(k, ff, name) or \
-                unpaired_toggle(k, name, scope[:start + at]):
-            return f"{name}() is called"
         if PARSER.match(name):
             # A parser's out-parameter in shared memory is a store
             # (kstrtoul(buf, 10, &data->cached_daylight_max)).
@@ -344,6 +341,9 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
                 base = re.match(r"(\w+)", arg)
                 if ("->" in arg or "." in arg) and base and base.group(1) not in mine:
                     return f"{arg} is written by {name}()"
+        if not call_leaves_nothing(k, ff, name) or \
+                unpaired_toggle(k, name, scope[:start + at]):
+            return f"{name}() is called"
         rel = t.release_of(name)
         if k.is_acquire(name) and body.guard_of(window, at)[0] >= 0 and \
                 not (rel and re.search(r"\b%s\s*\(" % re.escape(rel), window[at:])):
@@ -403,6 +403,10 @@ def call_leaves_nothing(k: "Rules", ff: csource.FileFacts, name: str) -> bool:
     """A call an early return need not undo: side-effect-free, or one the
     tables know (an acquisition, a release, a primitive)."""
     t = k.tables
+    if name in ff.functions and name not in t.releases and not t.is_lock_release(name):
+        # The file's own function is judged by its body, not by its name:
+        # snd_mixer_oss_put_volume1_vol() sets a mixer control.
+        return k.is_pure_call(ff, name) or name in t.prims
     return k.is_pure_call(ff, name) or k.is_acquire(name) or t.is_release(name) or \
         name in t.prims
 
@@ -541,7 +545,7 @@ def unchecked_outside(classes: set[str], name: str) -> str:
     return ""
 
 
-def void_to_int_problem(ff: csource.FileFacts, f: csource.Function,
+def void_to_int_problem(k: "Rules", ff: csource.FileFacts, f: csource.Function,
                         reach: reachability.Reach) -> str:
     """Why void f() cannot become int in the same patch, or ''.
 
@@ -557,6 +561,13 @@ def void_to_int_problem(ff: csource.FileFacts, f: csource.Function,
         return f"{f.name}() is not static; callers in other files would have to change too"
     if f.name in ff.address_taken or f.name in reach.root_via:
         return f"the address of {f.name}() is taken; its type is a pointer's type elsewhere"
+    # Another configuration's definition stays void: profile.c's
+    # `#define profile_flip_buffers() do { } while (0)` without CONFIG_SMP.
+    text = "\n".join(k.source_lines(ff.path))
+    name = re.escape(f.name)
+    if re.search(r"(?m)^\s*#\s*define\s+%s\b" % name, text) or \
+            len(re.findall(r"(?m)^[^\n;=]*\b%s\s*\([^;{]*\)\s*\{" % name, text)) > 1:
+        return f"{f.name}() has another definition in the file (another configuration's)"
     return ""
 
 
@@ -568,7 +579,7 @@ def plumb_problem(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
     if depth + 1 > PLUMB_DEPTH:
         return f"{caller.name}() ignores the result of {callee.name}(), too far up to plumb"
     if caller.return_type == "void" and to_int is not None:
-        why = void_to_int_problem(ff, caller, reach)
+        why = void_to_int_problem(k, ff, caller, reach)
         if why:
             return f"{caller.name}() ignores the result of {callee.name}() and returns void: {why}"
         to_int.add(caller.name)

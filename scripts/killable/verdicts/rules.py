@@ -99,6 +99,7 @@ class Rules:
         self.tree_loaded: set[str] = set()
         self.global_defs: dict[str, list[str]] | None = None
         self.summaries: dict[str, dict[str, frozenset[int] | None]] = {}
+        self.summaries_made_by = ""
         self.external_path = ""
         self.trees: dict[str, str] = {}
         self.has_twin: dict[tuple[str, str], bool] = {}
@@ -316,6 +317,12 @@ class Rules:
         exit_ = body.nearest_exit(text, off)
         if exit_ and exit_.tested:
             return True
+        # `if (!mmget_not_zero(mm)) goto out;` (userfaultfd_register()): the
+        # exit of a failed acquisition, whose label does not undo it.
+        if exit_ is not None and exit_.at >= 0:
+            _, cond = body.guard_of(text, exit_.at)
+            if cond and any(self.is_acquire(name) for name, _ in body.calls_in(cond)):
+                return True
         # Something known taken between this goto and the sleep is not
         # undone at a label meant for before it.
         goto = text.find("goto", body.line_offset(text, int(g[0].line) - first))
@@ -555,6 +562,16 @@ class Rules:
         digest = hashlib.sha256(rel.encode()).hexdigest()[:20]
         return os.path.join(self.tree_reach + ".sum", digest + ".json")
 
+    def summary_key(self) -> str:
+        """What a saved summary was made with: the summarizer's code and
+        tables (effects.tree_key of no files) and this file's."""
+        if not self.summaries_made_by:
+            h = hashlib.sha256(effects.tree_key("", []).encode())
+            with open(__file__, "rb") as f:
+                h.update(f.read())
+            self.summaries_made_by = h.hexdigest()[:24]
+        return self.summaries_made_by
+
     def saved_summaries(self, rel: str) -> dict[str, frozenset[int] | None]:
         """The summaries other processes saved for rel (save_summary),
         when rel is unchanged since."""
@@ -565,7 +582,8 @@ class Rules:
             st = os.stat(self.source(rel))
             with open(self.summary_path(rel), encoding="utf-8") as f:
                 saved = json.load(f)
-            if saved.get("stat") == [st.st_size, st.st_mtime_ns]:
+            if saved.get("stat") == [st.st_size, st.st_mtime_ns] and \
+                    saved.get("key") == self.summary_key():
                 out = {n: None if w is None else frozenset(w)
                        for n, w in saved.get("names", {}).items()}
         except (OSError, ValueError, AttributeError):
@@ -584,7 +602,7 @@ class Rules:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".sum-")
             with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"stat": [st.st_size, st.st_mtime_ns],
+                json.dump({"stat": [st.st_size, st.st_mtime_ns], "key": self.summary_key(),
                            "names": {n: None if w is None else sorted(w)
                                      for n, w in known.items()}}, f)
             os.replace(tmp, path)
@@ -718,11 +736,17 @@ class Rules:
         """The caller at p drops callee's result and the plan says to check it."""
         path = self.real_file(p)
         return (path, callee) in self.fails and \
-            (p[0].current_element, callee) in self.plan.get(path, set())
+            (self.caller_name(p), callee) in self.plan.get(path, set())
+
+    def caller_name(self, p) -> str:
+        """The facts' name of the function at p: spatch names
+        SYSCALL_DEFINEn(foo, ...) after foo, csource sys_foo."""
+        fn = self.function_named(self.real_file(p), p[0].current_element)
+        return fn.name if fn is not None else p[0].current_element
 
     def mark_plumbed(self, p, callee: str) -> None:
         """The caller at p now checks the result of callee at one call."""
-        key = (self.real_file(p), p[0].current_element, callee)
+        key = (self.real_file(p), self.caller_name(p), callee)
         self.plumbed[key] = self.plumbed.get(key, 0) + 1
 
     def becomes_int(self, p, name: str) -> bool:
@@ -796,6 +820,9 @@ class Rules:
         result."""
         sys_kinds, mnf_kinds, _, _ = self.classes(path, func, reach)
         ctx = self.tables.roots.contexts
+        # A way in the whole-tree graph does not know (a ->probe) reaches it.
+        if reachability.UNKNOWN_ENTRY in self.external_classes(path, func):
+            return False
         return not sys_kinds and bool(mnf_kinds) and \
             not any(ctx.can_be_killed(k) for k in mnf_kinds)
 

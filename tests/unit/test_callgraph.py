@@ -1,0 +1,41 @@
+"""Unit tests of graph/callgraph.py on small hand-made graphs."""
+
+from __future__ import annotations
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "scripts"))
+from killable.graph import callgraph  # noqa: E402
+
+
+def graph(n: int, calls: dict[int, list[int]], mnf_roots: dict[int, set[str]]) -> callgraph.Graph:
+    g = callgraph.Graph()
+    g.files = ["drivers/thunderbolt/x.c"] * n
+    g.funcs = [f"f{i}" for i in range(n)]
+    for u in range(n):
+        g.edges.add(u, sorted(calls.get(u, [])))
+    g.edges.close(n)
+    g.mnf_roots = mnf_roots
+    return g
+
+
+class TestUnknownEntries(unittest.TestCase):
+    def test_a_probe_the_graph_does_not_know_reaches_through_a_member(self) -> None:
+        # thunderbolt: the hotplug work (0) and nhi_probe() (1), which no
+        # root table names, through cm_ops->start (2), both reach
+        # tb_switch_add() (3) and its helper (4); another work (5) alone
+        # reaches its helper (6).
+        g = graph(7, {0: [3], 1: [2], 2: [3], 3: [4], 5: [6]}, {0: {"work"}, 5: {"work"}})
+        unknown = callgraph.unknown_entries(g)
+        self.assertEqual([i for i in range(7) if unknown[i]], [1, 2, 3, 4])
+
+    def test_roots_are_no_unknown_entries(self) -> None:
+        g = graph(3, {0: [1], 2: [1]}, {0: {"work"}, 2: {"kthread"}})
+        self.assertEqual(list(callgraph.unknown_entries(g)), [0, 0, 0])
+
+
+if __name__ == "__main__":
+    unittest.main()
