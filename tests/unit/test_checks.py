@@ -141,6 +141,15 @@ class TestNoErrno(VerdictCase):
         v = self.verdict(code, "get_timeout", args="&wd->lock")
         self.assertNotIn("negative errno", v)
 
+    def test_call_in_a_condition_is_no_value(self) -> None:
+        # dev_pm_qos_get_user_latency_tolerance(): its s32 is a latency,
+        # -1 for no constraint, chosen by a condition that calls IS_ERR_OR_NULL.
+        code = self.HELPER.replace("\ttimeout = wd->preset * 60;",
+                                   "\ttimeout = IS_ERR_OR_NULL(wd->qos) || !wd->req ?\n"
+                                   "\t\t-1 : wd->req->prio;")
+        v = self.verdict(code, "get_timeout", args="&wd->lock")
+        self.assertIn("never returns a negative errno", v)
+
 
 class TestEffectsBeforeSleep(VerdictCase):
     def ioctl(self, before: str) -> str:

@@ -265,6 +265,7 @@ def returns_errno(c: Context, fn: csource.Function, depth: int = 0) -> bool:
     __kvmppc_svm_page_out does: U_SUCCESS, an ultravisor code or -1); a
     bare -1 is the "failed" of another convention, not an errno."""
     text = body.function_text(c.lines, fn)
+    clean = csource.blank_noise(text)
     values = [b for _, v in fn.returns for b in value_branches(v)]
     if "-1" in values:
         return False
@@ -280,9 +281,21 @@ def returns_errno(c: Context, fn: csource.Function, depth: int = 0) -> bool:
             continue
         for m in re.finditer(r"\b%s\s*=\s*(?:-\s*E[A-Z0-9]+\b|PTR_ERR\b|([A-Za-z_]\w*)\s*\()"
                              % re.escape(value), text):
+            if m.group(1) and not whole_value(clean, m.end() - 1):
+                # `ret = IS_ERR_OR_NULL(q) || ... ? NO_CONSTRAINT : prio;`
+                # (dev_pm_qos_get_user_latency_tolerance): the call is
+                # part of a condition, not the value.
+                continue
             if not m.group(1) or not static_callee_without_errno(c, m.group(1), depth):
                 return True
     return False
+
+
+def whole_value(text: str, open_: int) -> bool:
+    """The call whose parenthesis opens at text[open_] is all of the
+    expression: only `;` follows its closing parenthesis."""
+    close = csource.matching(text, open_, "(", ")")
+    return close > 0 and text[close + 1:close + 40].lstrip().startswith(";")
 
 
 def value_branches(value: str) -> list[str]:
