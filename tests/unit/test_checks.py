@@ -955,14 +955,18 @@ class TestOtherChecks(VerdictCase):
             """, "foo_release", args="&foo->lock")
         self.assertTrue(v.startswith("refused: reachable from must-not-fail root"), v)
 
+    # A void helper that takes the lock for its caller.
+    RESET = textwrap.dedent("""
+        void foo_reset(struct foo *foo)
+        {
+        	mutex_lock(&foo->lock);
+        	foo->n = 0;
+        	mutex_unlock(&foo->lock);
+        }
+        """)
+
     def test_static_void_becomes_int(self) -> None:
-        v = self.verdict("""
-            static void foo_reset(struct foo *foo)
-            {
-            	mutex_lock(&foo->lock);
-            	foo->n = 0;
-            	mutex_unlock(&foo->lock);
-            }
+        v = self.verdict("static " + self.RESET + """
             static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
             {
             	foo_reset(f->private_data);
@@ -972,13 +976,7 @@ class TestOtherChecks(VerdictCase):
         self.assertEqual(v, "converted")
 
     def test_void_chain_stops_at_a_void_caller_stored_in_a_member(self) -> None:
-        v = self.verdict("""
-            static void foo_reset(struct foo *foo)
-            {
-            	mutex_lock(&foo->lock);
-            	foo->n = 0;
-            	mutex_unlock(&foo->lock);
-            }
+        v = self.verdict("static " + self.RESET + """
             static void foo_kick(struct foo *foo)
             {
             	foo_reset(foo);
@@ -994,13 +992,7 @@ class TestOtherChecks(VerdictCase):
                       "the address of foo_kick() is taken", v)
 
     def test_global_void_is_manual(self) -> None:
-        v = self.verdict("""
-            void foo_reset(struct foo *foo)
-            {
-            	mutex_lock(&foo->lock);
-            	foo->n = 0;
-            	mutex_unlock(&foo->lock);
-            }
+        v = self.verdict(self.RESET + """
             static long foo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
             {
             	foo_reset(f->private_data);
