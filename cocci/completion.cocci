@@ -54,6 +54,12 @@
 //   tok_uX, tok_iX       the sites the verdicts let tset_X, tif_X convert
 //   tset_lock, tif_lock  one lock held: undo it before the return
 //   tset_alloc, tif_alloc  one allocation held: free it before the return
+//   tok_br               the sites the verdicts send down their own timeout
+//                        branch (checks.timeout_route)
+//   tbr                  `x = wait(); if (!x) B` or `if (!wait()) B`: the
+//                        twin, and `x <= 0` sends a kill down B
+//   tbr_err              in B, `return -E;` or `r = -E;` become `x ?: -E`:
+//                        a kill keeps its own error
 //   tdecl, tuse, tdecl0  the new `long time_left;`: with the other
 //                        declarations, or alone before the first statement
 //   tsigned              an unsigned local that takes the result: `long`
@@ -1436,6 +1442,167 @@ prim << completion_tif_alloc.prim;
 es << completion_tif_alloc.es;
 @@
 K.report(p, prim, es, "converted")
+
+// ---- a kill down the function's own timeout branch ----
+// The branch was written for a wait that never ended: it already undoes
+// what the function holds and copes with what it started.  The twin's
+// result is tested `<= 0` where the code tests `!x`, so a kill takes it.
+@completion_tok_br@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok_branch(p, prim, es) };
+@@
+prim@p(es)
+
+@completion_tbr depends on !patch && (report || org)@
+identifier prim = {wait_for_completion_timeout};
+local idexpression x;
+expression list es;
+statement S1, S2;
+position completion_tok_br.p;
+position pi, q;
+symbol time_left;
+@@
+(
+  x =
+  prim@p@q(es)
+  ;
+  if@pi (
+(
+  !x
+|
+  x == 0
+)
+  ) S1 else S2
+|
+  x =
+  prim@p@q(es)
+  ;
+  if@pi (
+(
+  !x
+|
+  x == 0
+)
+  ) S1
+|
+  if@pi (
+(
+  !prim@p@q(es)
+|
+  prim@p@q(es) == 0
+)
+  ) S1 else S2
+|
+  if@pi (
+(
+  !prim@p@q(es)
+|
+  prim@p@q(es) == 0
+)
+  ) S1
+)
+
+@completion_tbr_patch depends on patch && !context && !org && !report@
+identifier prim = {wait_for_completion_timeout};
+local idexpression x;
+expression list es;
+statement S1, S2;
+position completion_tok_br.p;
+position pi, q;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+symbol time_left;
+@@
+(
+  x =
+- prim@p@q(es)
++ kprim(es)
+  ;
+  if@pi (
+(
+- !x
++ x <= 0
+|
+- x == 0
++ x <= 0
+)
+  ) S1 else S2
+|
+  x =
+- prim@p@q(es)
++ kprim(es)
+  ;
+  if@pi (
+(
+- !x
++ x <= 0
+|
+- x == 0
++ x <= 0
+)
+  ) S1
+|
++ time_left = kprim(es);
+  if@pi (
+(
+- !prim@p@q(es)
++ time_left <= 0
+|
+- prim@p@q(es) == 0
++ time_left <= 0
+)
+  ) S1 else S2
+|
++ time_left = kprim(es);
+  if@pi (
+(
+- !prim@p@q(es)
++ time_left <= 0
+|
+- prim@p@q(es) == 0
++ time_left <= 0
+)
+  ) S1
+)
+
+
+@script:python@
+pi << completion_tbr_patch.pi;
+@@
+K.mark_branch(pi)
+
+@script:python depends on report || org@
+p << completion_tbr.q;
+prim << completion_tbr.prim;
+es << completion_tbr.es;
+@@
+K.report(p, prim, es, "converted")
+
+// In that branch, the timeout's error stays for a timeout; a kill returns
+// its own (`left ?: -ETIMEDOUT`, as ceph_osdc_wait_request() does).
+@completion_tbr_err depends on patch && !context && !org && !report exists@
+position pi : script:python() { K.is_branch(pi) };
+expression x;
+local idexpression r;
+identifier E =~ "^E[A-Z0-9]+$";
+@@
+(
+  if@pi (x <= 0) {
+  ... when any
+(
+- return -E;
++ return x ?: -E;
+|
+- r = -E;
++ r = x ?: -E;
+)
+  ... when any
+  }
+|
+  if@pi (x <= 0)
+- return -E;
++ return x ?: -E;
+)
 
 // The new local, once per function: with the other declarations, or alone
 // and followed by a blank line.

@@ -5,9 +5,10 @@
  * conversion by writing the device, and waits with a timeout whose branch
  * recovers the device before it returns (`uniphier_fi2c_recover(priv);
  * return -ETIMEDOUT;`).  A new error leaving at the wait would skip that
- * recovery.
+ * recovery, so the kill goes down the timeout branch instead: the test
+ * becomes `ret <= 0`, and the branch returns the kill's own error.
  *
- * Expect: manual (tx_start_conv() is called before the sleep).
+ * Expect: converted through the timeout branch (`return ret ? : -ETIMEDOUT;`).
  */
 // setup: init_completion(&tx0.done); kt_file.private_data = &tx0
 // entry: tx_read(&kt_file, kt_ubuf, 4, &kt_pos)

@@ -1870,3 +1870,98 @@ class TestResultLiveAcross(unittest.TestCase):
         text = self.TEXT.replace("\t\tif (ret)\n\t\t\tgoto out;\n", "")
         self.assertFalse(rules.result_live_across("ret", "\n\t\t", text,
                                                   text.index("mutex_lock(&d->mtx);")))
+
+
+class TestTimeoutRoute(VerdictCase):
+    """A kill down the function's own timeout branch (checks.timeout_route):
+    the branch must leave, leave nothing freed to the waker, and see the
+    kill's negative result only where it may."""
+
+    HEAD = ("#include <linux/completion.h>\n"
+            "struct foo { struct completion done; struct urb *urb; u32 val; };\n"
+            "static struct foo *foo_dev;\n"
+            "static void foo_start(struct foo *f) { f->val = 1; writel(1, 0); }\n")
+
+    def judge(self, branch: str, decl: str = "long ret;", before: str = "",
+              prelude: str = "") -> str:
+        code = self.HEAD + prelude + (
+            "static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)\n"
+            "{\n"
+            "\tstruct foo *f = foo_dev;\n"
+            f"\t{decl}\n\n"
+            f"\t{before}reinit_completion(&f->done);\n"
+            "\tfoo_start(f);\n"
+            "\tret = wait_for_completion_timeout(&f->done, HZ);\n"
+            f"\tif (!ret) {branch}\n"
+            "\treturn f->val;\n"
+            "}\n")
+        return self.verdict(code, "foo_ioctl", "wait_for_completion_timeout")
+
+    def test_branch_that_returns_converts(self) -> None:
+        self.assertEqual(self.judge("{\n\t\tpr_err(\"timeout %ld\\n\", ret);\n\t\treturn -ETIMEDOUT;\n\t}"),
+                         "converted")
+
+    def test_branch_that_goes_on_is_manual(self) -> None:
+        self.assertIn("the timeout branch goes on after the wait",
+                      self.judge("\n\t\tpr_err(\"timeout\\n\");"))
+
+    def test_branch_that_retries_is_manual(self) -> None:
+        v = self.judge("{\n\t\tfoo_start(f);\n\t\tgoto again;\n\t}", before="again:\n\t")
+        self.assertIn("jumps back to again:", v)
+
+    def test_branch_that_continues_is_manual(self) -> None:
+        code = self.HEAD + (
+            "static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)\n"
+            "{\n"
+            "\tstruct foo *f = foo_dev;\n"
+            "\tint i;\n\n"
+            "\tfor (i = 0; i < 5; i++) {\n"
+            "\t\treinit_completion(&f->done);\n"
+            "\t\tfoo_start(f);\n"
+            "\t\tif (!wait_for_completion_timeout(&f->done, HZ)) {\n"
+            "\t\t\tfoo_start(f);\n"
+            "\t\t\tcontinue;\n"
+            "\t\t}\n"
+            "\t\tfoo_start(f);\n"
+            "\t}\n"
+            "\treturn f->val;\n"
+            "}\n")
+        v = self.verdict(code, "foo_ioctl", "wait_for_completion_timeout")
+        self.assertIn("the timeout branch stays in the loop", v)
+
+    def test_branch_that_frees_the_waited_object_is_manual(self) -> None:
+        v = self.judge("{\n\t\tkfree(f);\n\t\treturn -ETIMEDOUT;\n\t}")
+        self.assertIn("f is released by kfree() on the timeout exit", v)
+
+    def test_branch_that_cancels_before_freeing_converts(self) -> None:
+        self.assertEqual(self.judge("{\n\t\tusb_kill_urb(f->urb);\n\t\tkfree(f);\n"
+                                    "\t\treturn -ETIMEDOUT;\n\t}"), "converted")
+
+    def test_unsigned_shared_declaration_is_manual(self) -> None:
+        v = self.judge("\n\t\treturn -ETIMEDOUT;", decl="unsigned long flags, ret;")
+        self.assertIn("ret is not a signed local", v)
+
+    def test_u32_is_manual(self) -> None:
+        v = self.judge("\n\t\treturn -ETIMEDOUT;", decl="u32 ret;")
+        self.assertIn("ret is not a signed local", v)
+
+    def test_branch_returning_the_result_is_manual(self) -> None:
+        v = self.judge("\n\t\treturn ret;")
+        self.assertIn("the timeout branch uses ret", v)
+
+    def test_completion_not_rearmed_is_manual(self) -> None:
+        code = self.HEAD + (
+            "static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)\n"
+            "{\n"
+            "\tstruct foo *f = foo_dev;\n"
+            "\tlong ret;\n\n"
+            "\tfoo_start(f);\n"
+            "\tret = wait_for_completion_timeout(&f->done, HZ);\n"
+            "\tif (!ret) {\n"
+            "\t\tfoo_start(f);\n"
+            "\t\treturn -ETIMEDOUT;\n"
+            "\t}\n"
+            "\treturn f->val;\n"
+            "}\n")
+        v = self.verdict(code, "foo_ioctl", "wait_for_completion_timeout")
+        self.assertIn("&f->done is not re-armed", v)

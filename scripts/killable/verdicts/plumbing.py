@@ -923,3 +923,117 @@ def caller_problem(k: "Rules", ff: csource.FileFacts, at: Caller, creach: reacha
         # too (mlxbf2_gpio_direction_input sits in gpio_chip).
         todo.append((ffc, caller, depth))
     return ""
+
+
+# Calls in a timeout branch that stop what the wait was for before anything
+# is freed (usb_kill_urb(), cancel_work_sync(), dmaengine_terminate_sync()).
+CANCEL_CALL = re.compile(r"(?:kill|cancel|abort|terminate|reset|stop|flush|"
+                         r"del_timer_sync|synchronize)", re.I)
+# Diagnostics: a branch may print the time left.
+PRINT_CALL = re.compile(r"(?:printk|^pr_|^dev_(?:err|warn|info|dbg|notice|crit)|^drm_|^DRM_|"
+                        r"dbg|_err$|_warn$|_info$|_debug$|WARN)")
+# Locals the twin's result may go into: signed, or unsigned in a declaration
+# of its own that the tsigned rule makes `long`.
+SIGNED_DECL = r"(?:long(?:\s+int)?|int|s32|s64|ssize_t|signed\s+long|signed\s+int)"
+UNSIGNED_ALONE = r"unsigned(?:\s+long|\s+int)"
+
+
+def timeout_route_problem(k: "Rules", ff: csource.FileFacts, text: str, off: int,
+                          completion: bool) -> str:
+    """Why a kill may not leave the `_timeout` wait at off through the
+    function's own timeout branch, or ''.
+
+    The killable twin returns < 0 on a kill; testing `x <= 0` where the
+    code tests `!x` sends the kill down the branch the author wrote for a
+    wait that never ended, which already undoes what the function took and
+    copes with what it started.  A kill only makes that branch run at will
+    instead of after a hardware failure, so a branch that is a latent
+    use-after-free or a busy loop becomes one a user can trigger: those stay
+    manual, with what the branch would do."""
+    start, end = timeout_branch(text, off)
+    if start < 0:
+        return "the wait's result is not tested for a timeout right after it"
+    before = text[max(0, off - 40):off]
+    if re.search(r"\bunlikely\s*\(\s*!?\s*$", before):
+        return "the timeout test is inside unlikely()"
+    code = text[start:end].strip()
+    inner = code[1:-1].strip() if code.startswith("{") and code.endswith("}") else code
+    if re.search(r"\b(?:continue|break)\b", inner):
+        return "the timeout branch stays in the loop (break or continue); a kill would spin in it"
+    last = re.search(r"(?:\breturn\b[^;{}]*|\bgoto\s+(\w+)\s*);\s*$", inner)
+    if not last:
+        return "the timeout branch goes on after the wait; a kill would carry on as if it had timed out"
+    if last.group(1):
+        label = re.compile(r"(?m)^\s*%s\s*:(?!:)" % re.escape(last.group(1))).search(text)
+        lo, hi = body.loop_span(text, off)
+        if not label or label.start() < end or (lo >= 0 and label.start() < hi):
+            return f"the timeout branch jumps back to {last.group(1)}:; a kill would wait again"
+    var = timeout_result_var(text, off)
+    if var:
+        why = result_type_problem(text, var, off)
+        if why:
+            return why
+        # The branch may set var to an error (tbr_err keeps a kill's own)
+        # or print it; anything else would take a kill's negative result
+        # for the 0 of a timeout.
+        set_ = re.compile(r"\b%s\s*=\s*-\s*E[A-Z0-9]+\s*;" % re.escape(var)).search(inner)
+        rest = inner[:set_.start()] if set_ else inner
+        for name, at in body.calls_in(rest):
+            if PRINT_CALL.search(name):
+                close = csource.matching(rest, rest.find("(", at), "(", ")")
+                rest = rest[:at] + " " * (close + 1 - at) + rest[close + 1:]
+        if re.search(r"\b%s\b" % re.escape(var), rest):
+            return f"the timeout branch uses {var}, which a kill would make negative"
+    open_ = text.find("(", off)
+    close = csource.matching(text, open_, "(", ")")
+    args = csource.split_args(text[open_ + 1:close]) if close > 0 else []
+    if not args:
+        return "the wait's arguments are not understood"
+    obj = "".join(args[0].split())
+    # A late complete() may satisfy another function's wait on the same
+    # completion; a wait queue's other waiters test their own conditions.
+    if completion and shared_wait_object(k, ff, text, off):
+        return (f"another function of the file waits on {obj} too; a wake-up still due "
+                "from a killed wait would end that one early")
+    exit_code = inner + (body.label_code(text, last.group(1)) if last.group(1) else "")
+    base = re.match(r"&?\(?(\w+)(?:->|\.)", obj)
+    if base:
+        freed = re.search(r"\b(\w+)\s*\(\s*&?\s*%s\s*\)" % re.escape(base.group(1)), exit_code)
+        cancel = freed and any(CANCEL_CALL.search(n) for n, at in body.calls_in(exit_code)
+                               if at < freed.start())
+        if freed and k.tables.is_release(freed.group(1)) and not cancel:
+            return (f"{base.group(1)} is released by {freed.group(1)}() on the timeout exit, "
+                    f"while the waker may still use {obj}; a kill would take that exit at will")
+    handed = stack_handoff(k, ff, text[body.body_start(text):off], body.stack_objects(text))
+    if handed:
+        return f"{handed} before the wait; the timeout exit would leave it to the waker"
+    if completion:
+        member = re.search(r"(\w+)\)?$", obj)
+        rearm = member and re.search(r"\b(?:re)?init_completion\s*\(\s*&?[\w.>()-]*\b%s\s*\)"
+                                     % re.escape(member.group(1)), text[:off])
+        if not rearm and effects_before(k, ff, text, off):
+            return (f"{obj} is not re-armed in the function before what it starts; a "
+                    "complete() still due from a killed wait would end the next wait early")
+    return ""
+
+
+def timeout_result_var(text: str, off: int) -> str:
+    """The local the `_timeout` wait at off is assigned to, or ''."""
+    m = re.search(r"(?:^|[;{}]\s*)(\w+)\s*=\s*$", text[:off])
+    return m.group(1) if m else ""
+
+
+def result_type_problem(text: str, var: str, off: int) -> str:
+    """The twin's negative result must survive in var: a signed local, or an
+    unsigned one declared alone (the tsigned rule makes it `long`).  An int
+    cannot hold the time left of an endless wait."""
+    v = re.escape(var)
+    decl = re.search(r"(?m)^\s*(%s)\s+(?:\w+\s*(?:=[^,;]*)?,\s*)*%s\s*(?:=[^,;]*)?[,;]"
+                     % (SIGNED_DECL, v), text)
+    alone = re.search(r"(?m)^\s*(%s)\s+%s\s*(?:=[^,;]*)?;" % (UNSIGNED_ALONE, v), text)
+    if not decl and not alone:
+        return f"{var} is not a signed local the kill's negative result could stay in"
+    if decl and decl.group(1).startswith(("int", "s32")) and \
+            re.search(r"MAX_SCHEDULE_TIMEOUT|LONG_MAX", text[off:text.find(";", off)]):
+        return f"int {var} cannot hold the time left of an endless wait"
+    return ""
