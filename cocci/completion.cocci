@@ -56,7 +56,8 @@
 //   tset_alloc, tif_alloc  one allocation held: free it before the return
 //   tok_br               the sites the verdicts send down their own timeout
 //                        branch (checks.timeout_route)
-//   tbr                  `x = wait(); if (!x) B` or `if (!wait()) B`: the
+//   tbr                  `x = wait(); [plain statements] if (!x) B` or
+//                        `if (!wait()) B`: the
 //                        twin, and `x <= 0` sends a kill down B
 //   tbr_err              in B, `return -E;` or `r = -E;` become `x ?: -E`:
 //                        a kill keeps its own error
@@ -1467,6 +1468,7 @@ symbol time_left;
   x =
   prim@p@q(es)
   ;
+  ... when != x
   if@pi (
 (
   !x
@@ -1478,6 +1480,7 @@ symbol time_left;
   x =
   prim@p@q(es)
   ;
+  ... when != x
   if@pi (
 (
   !x
@@ -1518,6 +1521,7 @@ symbol time_left;
 - prim@p@q(es)
 + kprim(es)
   ;
+  ... when != x
   if@pi (
 (
 - !x
@@ -1532,6 +1536,7 @@ symbol time_left;
 - prim@p@q(es)
 + kprim(es)
   ;
+  ... when != x
   if@pi (
 (
 - !x
@@ -1605,14 +1610,16 @@ identifier E =~ "^E[A-Z0-9]+$";
 )
 
 // The new local, once per function: with the other declarations, or alone
-// and followed by a blank line.
+// and followed by a blank line; not where the function has its own (the
+// result of a tset or tbr shape kept in a time_left already declared).
 @completion_tdecl depends on patch && !context && !org && !report exists@
 identifier f;
 identifier twin = {wait_for_completion_killable_timeout};
 declaration d;
+position fp : script:python() { not K.uses_time_left(fp) };
 symbol time_left;
 @@
-f(...) {
+f@fp(...) {
   d
 + long time_left;
   ... when any
@@ -1623,7 +1630,7 @@ f(...) {
 @completion_tuse exists@
 identifier f;
 identifier twin = {wait_for_completion_killable_timeout};
-position fp;
+position fp : script:python() { not K.uses_time_left(fp) };
 symbol time_left;
 @@
 f@fp(...) {

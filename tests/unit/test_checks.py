@@ -1901,9 +1901,48 @@ class TestTimeoutRoute(VerdictCase):
         self.assertEqual(self.judge("{\n\t\tpr_err(\"timeout %ld\\n\", ret);\n\t\treturn -ETIMEDOUT;\n\t}"),
                          "converted")
 
-    def test_branch_that_goes_on_is_manual(self) -> None:
-        self.assertIn("the timeout branch goes on after the wait",
-                      self.judge("\n\t\tpr_err(\"timeout\\n\");"))
+    def test_branch_that_goes_on_converts(self) -> None:
+        # What follows runs after a timeout already.
+        self.assertEqual(self.judge("\n\t\tpr_err(\"timeout\\n\");"), "converted")
+
+    def test_test_after_plain_statements_converts(self) -> None:
+        # bcm_kona_i2c_write_byte(): the interrupt is masked before `if (!t)`.
+        code = self.HEAD + (
+            "static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)\n"
+            "{\n"
+            "\tstruct foo *f = foo_dev;\n"
+            "\tlong t;\n\n"
+            "\treinit_completion(&f->done);\n"
+            "\tfoo_start(f);\n"
+            "\tt = wait_for_completion_timeout(&f->done, HZ);\n"
+            "\twritel(0, 0);\n"
+            "\tif (!t) {\n"
+            "\t\tfoo_start(f);\n"
+            "\t\treturn -ETIMEDOUT;\n"
+            "\t}\n"
+            "\treturn f->val;\n"
+            "}\n")
+        self.assertEqual(self.verdict(code, "foo_ioctl", "wait_for_completion_timeout"),
+                         "converted")
+
+    def test_branch_that_goes_on_in_a_loop_is_manual(self) -> None:
+        code = self.HEAD + (
+            "static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)\n"
+            "{\n"
+            "\tstruct foo *f = foo_dev;\n"
+            "\tlong t;\n\n"
+            "\twhile (!f->val) {\n"
+            "\t\treinit_completion(&f->done);\n"
+            "\t\tfoo_start(f);\n"
+            "\t\tt = wait_for_completion_timeout(&f->done, HZ);\n"
+            "\t\twritel(0, 0);\n"
+            "\t\tif (!t)\n"
+            "\t\t\tpr_warn(\"again\\n\");\n"
+            "\t}\n"
+            "\treturn f->val;\n"
+            "}\n")
+        v = self.verdict(code, "foo_ioctl", "wait_for_completion_timeout")
+        self.assertIn("goes on in the loop around the wait", v)
 
     def test_branch_that_retries_is_manual(self) -> None:
         v = self.judge("{\n\t\tfoo_start(f);\n\t\tgoto again;\n\t}", before="again:\n\t")

@@ -496,7 +496,7 @@ def timeout_route(c: Context, verdict: str) -> str:
         c.site.route = TIMEOUT_BRANCH
         return "converted"
     why = next((w for w in whys if w), "")
-    if not offs or plumbing.timeout_branch(text, offs[whys.index(why)])[0] < 0:
+    if not offs or plumbing.route_branch(text, offs[whys.index(why)])[0] < 0:
         return verdict
     return f"{verdict}; nor can a kill take the timeout branch: {why}"
 

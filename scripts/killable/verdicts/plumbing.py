@@ -950,25 +950,27 @@ def timeout_route_problem(k: "Rules", ff: csource.FileFacts, text: str, off: int
     instead of after a hardware failure, so a branch that is a latent
     use-after-free or a busy loop becomes one a user can trigger: those stay
     manual, with what the branch would do."""
-    start, end = timeout_branch(text, off)
+    start, end = route_branch(text, off)
     if start < 0:
         return "the wait's result is not tested for a timeout right after it"
-    before = text[max(0, off - 40):off]
-    if re.search(r"\bunlikely\s*\(\s*!?\s*$", before):
+    if re.search(r"\bunlikely\s*\(", text[off - 40 if off > 40 else 0:start]):
         return "the timeout test is inside unlikely()"
     code = text[start:end].strip()
     inner = code[1:-1].strip() if code.startswith("{") and code.endswith("}") else code
     if re.search(r"\b(?:continue|break)\b", inner):
         return "the timeout branch stays in the loop (break or continue); a kill would spin in it"
     last = re.search(r"(?:\breturn\b[^;{}]*|\bgoto\s+(\w+)\s*);\s*$", inner)
-    if not last:
-        return "the timeout branch goes on after the wait; a kill would carry on as if it had timed out"
-    if last.group(1):
+    lo, hi = body.loop_span(text, off)
+    if not last and lo >= 0:
+        return ("the timeout branch goes on in the loop around the wait; a kill would "
+                "spin through its rounds")
+    if last and last.group(1):
         label = re.compile(r"(?m)^\s*%s\s*:(?!:)" % re.escape(last.group(1))).search(text)
-        lo, hi = body.loop_span(text, off)
         if not label or label.start() < end or (lo >= 0 and label.start() < hi):
             return f"the timeout branch jumps back to {last.group(1)}:; a kill would wait again"
     var = timeout_result_var(text, off)
+    if not var and re.search(r"\btime_left\b", text):
+        return "the function has a time_left of its own, which the new local would clash with"
     if var:
         why = result_type_problem(text, var, off)
         if why:
@@ -995,7 +997,10 @@ def timeout_route_problem(k: "Rules", ff: csource.FileFacts, text: str, off: int
     if completion and shared_wait_object(k, ff, text, off):
         return (f"another function of the file waits on {obj} too; a wake-up still due "
                 "from a killed wait would end that one early")
-    exit_code = inner + (body.label_code(text, last.group(1)) if last.group(1) else "")
+    # What runs after the branch on a timeout runs on a kill too: up to the
+    # label it jumps to, or the rest of the function when it goes on.
+    exit_code = inner + (body.label_code(text, last.group(1)) if last and last.group(1)
+                         else "" if last else text[end:])
     base = re.match(r"&?\(?(\w+)(?:->|\.)", obj)
     if base:
         freed = re.search(r"\b(\w+)\s*\(\s*&?\s*%s\s*\)" % re.escape(base.group(1)), exit_code)
@@ -1015,6 +1020,38 @@ def timeout_route_problem(k: "Rules", ff: csource.FileFacts, text: str, off: int
             return (f"{obj} is not re-armed in the function before what it starts; a "
                     "complete() still due from a killed wait would end the next wait early")
     return ""
+
+
+# Statements a timeout test may come after: plain calls and assignments
+# (`writel(0, base + IER);` masking the interrupt before `if (!t)`).
+PLAIN_STATEMENT = re.compile(r"\s*(?!(?:if|for|while|do|switch|return|goto|break|continue)\b)"
+                             r"[^;{}]*;")
+
+
+def route_branch(text: str, off: int) -> tuple[int, int]:
+    """(start, end) of the timeout branch of the wait at off, as
+    timeout_branch(), or for `t = wait(...);` a test of t after at most
+    three plain statements that do not mention t; (-1, -1) otherwise."""
+    span = timeout_branch(text, off)
+    var = timeout_result_var(text, off)
+    if span[0] >= 0 or not var:
+        return span
+    open_ = text.find("(", off)
+    close = csource.matching(text, open_, "(", ")") if open_ >= 0 else -1
+    after = re.compile(r"\s*;").match(text, close + 1) if close > 0 else None
+    if not after:
+        return (-1, -1)
+    at = after.end()
+    test = re.compile(ZERO_TEST % {"v": re.escape(var)})
+    for _ in range(4):
+        m = test.match(text, at) or re.compile(r"\s*" + test.pattern).match(text, at)
+        if m:
+            return (m.end(), body.statement_end(text, m.end()))
+        stmt = PLAIN_STATEMENT.match(text, at)
+        if not stmt or re.search(r"\b%s\b" % re.escape(var), stmt.group(0)):
+            return (-1, -1)
+        at = stmt.end()
+    return (-1, -1)
 
 
 def timeout_result_var(text: str, off: int) -> str:
