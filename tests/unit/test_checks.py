@@ -1872,135 +1872,35 @@ class TestResultLiveAcross(unittest.TestCase):
                                                   text.index("mutex_lock(&d->mtx);")))
 
 
-class TestTimeoutRoute(VerdictCase):
-    """A kill down the function's own timeout branch (checks.timeout_route):
-    the branch must leave, leave nothing freed to the waker, and see the
-    kill's negative result only where it may."""
+class TestTimeLeftType(VerdictCase):
+    """checks.time_left_type: a `_timeout` wait's result must be able to
+    stay negative in its local for the twin's `< 0` test."""
 
-    HEAD = ("#include <linux/completion.h>\n"
-            "struct foo { struct completion done; struct urb *urb; u32 val; };\n"
-            "static struct foo *foo_dev;\n"
-            "static void foo_start(struct foo *f) { f->val = 1; writel(1, 0); }\n")
-
-    def judge(self, branch: str, decl: str = "long ret;", before: str = "",
-              prelude: str = "") -> str:
-        code = self.HEAD + prelude + (
-            "static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)\n"
-            "{\n"
-            "\tstruct foo *f = foo_dev;\n"
-            f"\t{decl}\n\n"
-            f"\t{before}reinit_completion(&f->done);\n"
-            "\tfoo_start(f);\n"
-            "\tret = wait_for_completion_timeout(&f->done, HZ);\n"
-            f"\tif (!ret) {branch}\n"
-            "\treturn f->val;\n"
-            "}\n")
+    def judge(self, decl: str, timeout: str = "HZ") -> str:
+        code = ("#include <linux/completion.h>\n"
+                "struct foo { struct completion done; u32 val; };\n"
+                "static struct foo *foo_dev;\n"
+                "static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)\n"
+                "{\n"
+                "\tstruct foo *f = foo_dev;\n"
+                f"\t{decl}\n\n"
+                f"\tret = wait_for_completion_timeout(&f->done, {timeout});\n"
+                "\tif (!ret)\n"
+                "\t\treturn -ETIMEDOUT;\n"
+                "\treturn f->val;\n"
+                "}\n")
         return self.verdict(code, "foo_ioctl", "wait_for_completion_timeout")
 
-    def test_branch_that_returns_converts(self) -> None:
-        self.assertEqual(self.judge("{\n\t\tpr_err(\"timeout %ld\\n\", ret);\n\t\treturn -ETIMEDOUT;\n\t}"),
-                         "converted")
-
-    def test_branch_that_goes_on_converts(self) -> None:
-        # What follows runs after a timeout already.
-        self.assertEqual(self.judge("\n\t\tpr_err(\"timeout\\n\");"), "converted")
-
-    def test_test_after_plain_statements_converts(self) -> None:
-        # bcm_kona_i2c_write_byte(): the interrupt is masked before `if (!t)`.
-        code = self.HEAD + (
-            "static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)\n"
-            "{\n"
-            "\tstruct foo *f = foo_dev;\n"
-            "\tlong t;\n\n"
-            "\treinit_completion(&f->done);\n"
-            "\tfoo_start(f);\n"
-            "\tt = wait_for_completion_timeout(&f->done, HZ);\n"
-            "\twritel(0, 0);\n"
-            "\tif (!t) {\n"
-            "\t\tfoo_start(f);\n"
-            "\t\treturn -ETIMEDOUT;\n"
-            "\t}\n"
-            "\treturn f->val;\n"
-            "}\n")
-        self.assertEqual(self.verdict(code, "foo_ioctl", "wait_for_completion_timeout"),
-                         "converted")
-
-    def test_branch_that_goes_on_in_a_loop_is_manual(self) -> None:
-        code = self.HEAD + (
-            "static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)\n"
-            "{\n"
-            "\tstruct foo *f = foo_dev;\n"
-            "\tlong t;\n\n"
-            "\twhile (!f->val) {\n"
-            "\t\treinit_completion(&f->done);\n"
-            "\t\tfoo_start(f);\n"
-            "\t\tt = wait_for_completion_timeout(&f->done, HZ);\n"
-            "\t\twritel(0, 0);\n"
-            "\t\tif (!t)\n"
-            "\t\t\tpr_warn(\"again\\n\");\n"
-            "\t}\n"
-            "\treturn f->val;\n"
-            "}\n")
-        v = self.verdict(code, "foo_ioctl", "wait_for_completion_timeout")
-        self.assertIn("goes on in the loop around the wait", v)
-
-    def test_branch_that_retries_is_manual(self) -> None:
-        v = self.judge("{\n\t\tfoo_start(f);\n\t\tgoto again;\n\t}", before="again:\n\t")
-        self.assertIn("jumps back to again:", v)
-
-    def test_branch_that_continues_is_manual(self) -> None:
-        code = self.HEAD + (
-            "static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)\n"
-            "{\n"
-            "\tstruct foo *f = foo_dev;\n"
-            "\tint i;\n\n"
-            "\tfor (i = 0; i < 5; i++) {\n"
-            "\t\treinit_completion(&f->done);\n"
-            "\t\tfoo_start(f);\n"
-            "\t\tif (!wait_for_completion_timeout(&f->done, HZ)) {\n"
-            "\t\t\tfoo_start(f);\n"
-            "\t\t\tcontinue;\n"
-            "\t\t}\n"
-            "\t\tfoo_start(f);\n"
-            "\t}\n"
-            "\treturn f->val;\n"
-            "}\n")
-        v = self.verdict(code, "foo_ioctl", "wait_for_completion_timeout")
-        self.assertIn("the timeout branch stays in the loop", v)
-
-    def test_branch_that_frees_the_waited_object_is_manual(self) -> None:
-        v = self.judge("{\n\t\tkfree(f);\n\t\treturn -ETIMEDOUT;\n\t}")
-        self.assertIn("f is released by kfree() on the timeout exit", v)
-
-    def test_branch_that_cancels_before_freeing_converts(self) -> None:
-        self.assertEqual(self.judge("{\n\t\tusb_kill_urb(f->urb);\n\t\tkfree(f);\n"
-                                    "\t\treturn -ETIMEDOUT;\n\t}"), "converted")
+    def test_signed_and_lone_unsigned_locals_convert(self) -> None:
+        for decl in ("long ret;", "int i, ret = 0;", "unsigned long ret;"):
+            self.assertEqual(self.judge(decl), "converted", decl)
 
     def test_unsigned_shared_declaration_is_manual(self) -> None:
-        v = self.judge("\n\t\treturn -ETIMEDOUT;", decl="unsigned long flags, ret;")
-        self.assertIn("ret is not a signed local", v)
+        self.assertIn("ret is not a signed local", self.judge("unsigned long flags, ret;"))
 
     def test_u32_is_manual(self) -> None:
-        v = self.judge("\n\t\treturn -ETIMEDOUT;", decl="u32 ret;")
-        self.assertIn("ret is not a signed local", v)
+        self.assertIn("ret is not a signed local", self.judge("u32 ret;"))
 
-    def test_branch_returning_the_result_is_manual(self) -> None:
-        v = self.judge("\n\t\treturn ret;")
-        self.assertIn("the timeout branch uses ret", v)
-
-    def test_completion_not_rearmed_is_manual(self) -> None:
-        code = self.HEAD + (
-            "static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)\n"
-            "{\n"
-            "\tstruct foo *f = foo_dev;\n"
-            "\tlong ret;\n\n"
-            "\tfoo_start(f);\n"
-            "\tret = wait_for_completion_timeout(&f->done, HZ);\n"
-            "\tif (!ret) {\n"
-            "\t\tfoo_start(f);\n"
-            "\t\treturn -ETIMEDOUT;\n"
-            "\t}\n"
-            "\treturn f->val;\n"
-            "}\n")
-        v = self.verdict(code, "foo_ioctl", "wait_for_completion_timeout")
-        self.assertIn("&f->done is not re-armed", v)
+    def test_int_for_an_endless_wait_is_manual(self) -> None:
+        self.assertIn("int ret cannot hold the time left",
+                      self.judge("int ret;", "MAX_SCHEDULE_TIMEOUT"))

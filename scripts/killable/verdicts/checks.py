@@ -422,7 +422,7 @@ def callers_lose_error(c: Context) -> str:
 
 def time_left_type(c: Context) -> str:
     """A `_timeout` wait's result kept in a local must stay negative there
-    for the twin's `< 0` (or `<= 0`) to see a kill: a u32 would not."""
+    for the twin's `< 0` to see a kill: a u32 or a parameter would not."""
     if c.prim.shape != "timeout":
         return ""
     text, offs = c.calls
@@ -470,45 +470,9 @@ CHECKS: list[Check] = [
 ]
 
 
-# Checks about the new early exit at the sleep and what it returns.  A kill
-# that leaves a `_timeout` wait through the function's own timeout branch
-# makes no new exit: that branch already undoes what is held, copes with
-# what was started and returns what callers already take.
-NEW_EXIT_CHECKS: tuple[Check, ...] = (
-    caller_lock_dropped, on_error_path, return_type, no_errno, seq_stop_releases,
-    released_later, effects_before_sleep, callers_lose_error,
-)
-
-
-def timeout_route(c: Context, verdict: str) -> str:
-    """The verdict when the kill takes the timeout branch instead of a new
-    exit: "converted" (the site's route becomes "timeout branch"), or the
-    first verdict, with why the branch cannot take the kill when there is
-    one."""
-    for check in (handoff, not_polling):
-        why = check(c)
-        if why:
-            return why
-    text, offs = c.calls
-    whys = [plumbing.timeout_route_problem(c.k, c.ff, text, off, c.prim.family == "completion")
-            for off in offs]
-    if offs and not any(whys):
-        c.site.route = TIMEOUT_BRANCH
-        return "converted"
-    why = next((w for w in whys if w), "")
-    if not offs or plumbing.route_branch(text, offs[whys.index(why)])[0] < 0:
-        return verdict
-    return f"{verdict}; nor can a kill take the timeout branch: {why}"
-
-
-TIMEOUT_BRANCH = "timeout branch"
-
-
 def judge(c: Context) -> str:
     for check in CHECKS:
         verdict = check(c)
         if verdict:
-            if check in NEW_EXIT_CHECKS and c.prim.shape == "timeout":
-                return timeout_route(c, verdict)
             return verdict
     return "converted"

@@ -45,9 +45,6 @@ class Site:
     verdict: str = ""
     args: str = ""
     printed: bool = False
-    # How a kill leaves the sleep: "" for a new exit right there, or
-    # checks.TIMEOUT_BRANCH for the function's own timeout branch.
-    route: str = ""
 
 
 # The first pass prints this, then FAMILY<TAB>FILE<TAB>LINE, per site that
@@ -92,7 +89,6 @@ class Rules:
         self.own_macros: dict[str, dict[str, tuple[bool, set[str]]]] = {}
         self.header_effects: dict[str, dict[str, frozenset[int]]] = {}
         self.fails: set[tuple[str, str]] = set()
-        self.branches: set[tuple[str, str]] = set()
         self.labels: dict[tuple[str, str, str], tuple[int, str]] = {}
         self.external: dict[str, dict[str, set[str]]] | None = None
         # A subset's files (callgraph.reach_subset): a caller walk that
@@ -437,27 +433,8 @@ class Rules:
         return s.verdict
 
     def ok(self, p, prim: str, args: str = "") -> bool:
-        """Position constraint: the site may be converted with a new exit
-        right at the sleep if a shape fits."""
-        return self.verdict(p, prim, args) == "converted" and \
-            not self.site(p, prim, args).route
-
-    def mark_branch(self, p) -> None:
-        """The function at p now sends a kill down a timeout branch (the
-        tbr shape): the tbr_err rule gives the kill its own error there.
-        Positions cannot be inherited over a change, and the changed
-        function is reparsed from a scratch file, so the function is the
-        key."""
-        self.branches.add((self.real_file(p), p[0].current_element))
-
-    def is_branch(self, p) -> bool:
-        return (self.real_file(p), p[0].current_element) in self.branches
-
-    def ok_branch(self, p, prim: str, args: str = "") -> bool:
-        """Position constraint of the shapes that send a kill down the
-        function's own timeout branch (checks.timeout_route)."""
-        return self.verdict(p, prim, args) == "converted" and \
-            self.site(p, prim, args).route == checks.TIMEOUT_BRANCH
+        """Position constraint: the site may be converted if a shape fits."""
+        return self.verdict(p, prim, args) == "converted"
 
     def ok_direct(self, p, prim: str, args: str = "") -> bool:
         """Position constraint of the shapes that return (or undo inline)
@@ -869,9 +846,7 @@ class Rules:
         v = verdict or self.verdict(p, prim, args)
         if verdict == "converted":
             self.mark_fails(p)
-        if v == "converted" and not verdict and self.site(p, prim, args).route:
-            v = "manual: the timeout test is not in a shape the rules rewrite"
-        elif v == "converted" and not verdict:
+        if v == "converted" and not verdict:
             names: list[str] = []
             for a, _ in self.held_at(p):
                 if a + "()" not in names:

@@ -1,15 +1,14 @@
 /*
- * completion_timeout_branch_retry: written after mt7601u_mcu_wait_resp()
- * (drivers/net/wireless/mediatek/mt7601u/mcu.c:68-105): the timeout branch
- * warns and `continue`s a retry loop.  A kill down that branch would not
- * leave: every later round's killable wait fails at once, so the loop
- * would spin through its retries.  The loop already has an error exit
+ * completion_timeout_retry_loop: written after mt7601u_mcu_wait_resp()
+ * (drivers/net/wireless/mediatek/mt7601u/mcu.c:68-105): the timeout
+ * branch warns and `continue`s a retry loop, and the loop resubmits the
+ * response buffer after each reply.  The loop already has an error exit
  * after the resubmission, so a new exit at the wait leaves what that exit
- * leaves: the kill takes it, and the harness sees no killable call after
- * the failed one.
+ * leaves: the kill takes it at once instead of spinning through the
+ * retries, and the harness sees no killable call after the failed one.
  *
  * Expect: converted with a new exit at the wait (`if (time_left < 0)
- * return time_left;`), not through the timeout branch.
+ * return time_left;`).
  */
 // setup: init_completion(&mcu0.resp_cmpl); kt_file.private_data = &mcu0
 // entry: mcu_read(&kt_file, kt_ubuf, 4, &kt_pos)
@@ -35,16 +34,11 @@ static int mcu_submit(struct mcu *m)
 static ssize_t mcu_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos)
 {
 	struct mcu *m = file->private_data;
-	long time_left;
 	u32 resp;
 	int ret, i = 5;
 
 	while (i--) {
-		time_left = wait_for_completion_killable_timeout(&m->resp_cmpl,
-								 msecs_to_jiffies(300));
-		if (time_left < 0)
-			return time_left;
-		if (!time_left) {
+		if (!wait_for_completion_timeout(&m->resp_cmpl, msecs_to_jiffies(300))) {
 			pr_warn("Warning: %s retrying\n", __func__);
 			continue;
 		}

@@ -1,8 +1,8 @@
 /*
- * wait_event_timeout_branch_u32: written after cdns_mhdp_wait_for_sw_event()
+ * wait_event_timeout_u32_result: written after cdns_mhdp_wait_for_sw_event()
  * (drivers/gpu/drm/bridge/cadence/cdns-mhdp8546-core.c:2394-2412): the
  * wait's result goes into a u32, which cannot hold the killable twin's
- * negative error: `ret <= 0` and `ret < 0` would never see a kill.
+ * negative error: `ret < 0` would never see a kill.
  *
  * Expect: manual (ret is not a signed local).
  */
