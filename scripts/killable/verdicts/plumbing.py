@@ -203,11 +203,11 @@ def timeout_branch(text: str, off: int) -> tuple[int, int]:
     elif re.search(r"\bif\s*\(\s*(?:unlikely\s*\(\s*)?$", before):
         m = re.match(r"\s*==\s*0\s*\)?\s*\)", text[close + 1:])
     else:
-        var = re.search(r"(?:^|[;{}]\s*)(\w+)\s*=\s*$", before)
+        var = timeout_result_var(text, off)
         after = re.match(r"\s*;\s*", text[close + 1:])
         if not var or not after:
             return (-1, -1)
-        m = re.compile(r"\s*;\s*" + ZERO_TEST % {"v": re.escape(var.group(1))}).match(
+        m = re.compile(r"\s*;\s*" + ZERO_TEST % {"v": re.escape(var)}).match(
             text, close + 1)
         if m:
             return (m.end(), body.statement_end(text, m.end()))
