@@ -37,5 +37,19 @@ class TestUnknownEntries(unittest.TestCase):
         self.assertEqual(list(callgraph.unknown_entries(g)), [0, 0, 0])
 
 
+class TestTypeFacts(unittest.TestCase):
+    def test_embedded_fields_are_typed(self) -> None:
+        # include/sound/soc.h: an array of embedded structs and a pointer,
+        # both typed; a function pointer's parameters are no fields.
+        text = ("struct snd_soc_pcm_runtime {\n\tstruct snd_soc_card *card;\n"
+                "\tstruct snd_soc_dpcm_runtime dpcm[SNDRV_PCM_STREAM_LAST + 1];\n"
+                "\tint (*open)(struct snd_pcm_substream *substream);\n"
+                "\tconst struct snd_soc_ops ops;\n};\n")
+        fields = callgraph.type_facts(text, [])["fields"]
+        self.assertEqual(fields, [["snd_soc_pcm_runtime", "card", "snd_soc_card"],
+                                  ["snd_soc_pcm_runtime", "dpcm", "snd_soc_dpcm_runtime"],
+                                  ["snd_soc_pcm_runtime", "ops", "snd_soc_ops"]])
+
+
 if __name__ == "__main__":
     unittest.main()

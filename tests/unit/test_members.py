@@ -76,25 +76,63 @@ class TestOpenDoors(unittest.TestCase):
             doors = members.open_doors(d, ["read_raw", "s_stream", "get", "write", "disable"])
             macros = members.member_call_macros(d)
         self.assertNotIn("read_raw", doors)    # tools/ is user space
-        self.assertEqual(doors["s_stream"], "drivers/a.c:5")
-        self.assertEqual(doors["get"], "include/ops.h:9")   # a call in a macro's body
+        self.assertEqual(doors["s_stream"], [("", "drivers/a.c:5")])
+        self.assertEqual(doors["get"], [("", "include/ops.h:9")])  # a call in a macro's body
         self.assertNotIn("write", doors)        # a parameter's name
         self.assertEqual(macros, {"call_op", "call_two"})
-        self.assertEqual(doors["disable"], "drivers/a.c:11")  # passed on through call_two()
+        self.assertEqual(doors["disable"], [("", "drivers/a.c:11")])  # through call_two()
+
+    def test_typed_doors(self) -> None:
+        """A door's receiver typed by its file's declarations and the
+        fields' types: net/sunrpc/auth_gss/gss_rpc_xdr.c:660 passes the
+        flag ctx->open of struct gssx_ctx, and sound/soc/sof/intel/
+        hda-dai.c:255 the address of an embedded struct's .hw_params
+        (rtd->dpcm[stream].hw_params); neither is a file_operations'
+        .open or a snd_soc_dai_ops' .hw_params."""
+        fields = {("snd_soc_pcm_runtime", "dpcm"): {"snd_soc_dpcm_runtime"}}
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "net"))
+            with open(os.path.join(d, "net", "x.c"), "w") as f:
+                f.write("static int enc(struct xdr_stream *xdr, struct gssx_ctx *ctx)\n{\n"
+                        "\terr = gssx_enc_bool(xdr, ctx->open);\n"
+                        "\treturn hw(s, &rtd->dpcm[stream].hw_params);\n}\n"
+                        "static int q(my_ops_t *ops, struct file_operations *fops)\n{\n"
+                        "\tregister_op(fops->open);\n\treturn 0;\n}\n"
+                        "static int p(struct snd_pcm_substream *s)\n{\n"
+                        "\tstruct snd_soc_pcm_runtime *rtd = asoc(s);\n"
+                        "\tregister_op(ops->open);\n"
+                        "\tregister_op(s->open);\n}\n")
+            doors = members.open_doors(d, ["open", "hw_params"], fields)
+        # ops has no declaration that says a struct: unknown, so a door for all
+        # after a door of unknown type, no other is needed
+        self.assertEqual(doors["open"], [("gssx_ctx", "net/x.c:3"),
+                                         ("file_operations", "net/x.c:8"), ("", "net/x.c:14")])
+        self.assertEqual(doors["hw_params"], [("snd_soc_dpcm_runtime", "net/x.c:4")])
+        only_typed = {"open": [("gssx_ctx", "net/x.c:3")]}
+        self.assertEqual(members.door_for("file_operations", "open", only_typed), "")
+        self.assertEqual(members.door_for("gssx_ctx", "open", only_typed), "net/x.c:3")
+        self.assertEqual(members.door_for("", "open", only_typed), "net/x.c:3")
+        self.assertEqual(members.door_for("file_operations", "open", doors), "net/x.c:8")
+        self.assertEqual(members.door_for("inode_operations", "open", doors), "net/x.c:14")
 
 
 class TestCallerClasses(unittest.TestCase):
     def test_classes(self) -> None:
         callers = {"read_raw": [("drivers/iio/industrialio-core.c", "iio_read_channel_info"),
                                 ("drivers/iio/inkern.c", "iio_channel_read")]}
-        self.assertEqual(members.caller_classes(["read_raw"], callers, {}),
+        self.assertEqual(members.caller_classes([("iio_info", "read_raw")], callers, {}),
                          ["mcallers:2",
                           "mcaller:drivers/iio/industrialio-core.c:iio_read_channel_info:read_raw",
                           "mcaller:drivers/iio/inkern.c:iio_channel_read:read_raw"])
-        self.assertEqual(members.caller_classes(["read_raw"], callers, {"read_raw": "x.c:3"}),
+        self.assertEqual(members.caller_classes([("iio_info", "read_raw")], callers,
+                                                {"read_raw": [("", "x.c:3")]}),
                          ["mcallers:open:read_raw:x.c:3"])
+        # a door in another struct type's member of that name
+        self.assertEqual(members.caller_classes([("iio_info", "read_raw")], callers,
+                                                {"read_raw": [("rapl_ops", "x.c:3")]})[0],
+                         "mcallers:2")
         many = {"open": [(f"f{i}.c", "g") for i in range(members.MAX_CALLERS + 1)]}
-        self.assertEqual(members.caller_classes(["open"], many, {}),
+        self.assertEqual(members.caller_classes([("", "open")], many, {}),
                          [f"mcallers:many:{members.MAX_CALLERS + 1}"])
 
 

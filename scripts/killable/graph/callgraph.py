@@ -210,9 +210,10 @@ def scan_cached(job: ScanJob) -> tuple[str, dict, bool]:
     return job.relpath, facts, False
 
 
-TYPES_FORMAT = "1"
+# 2: embedded struct fields too (`struct snd_soc_dpcm_runtime dpcm[2];`).
+TYPES_FORMAT = "2"
 STRUCT_OPEN = re.compile(r"\bstruct\s+([A-Za-z_]\w*)\s*\{")
-FIELD_DECL = re.compile(r"\bstruct\s+([A-Za-z_]\w*)\s*(?:\*\s*)+(?:const\s+)?"
+FIELD_DECL = re.compile(r"\bstruct\s+([A-Za-z_]\w*)\s*(?:\*\s*)*(?:const\s+)?"
                         r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?;")
 VAR_DECL = re.compile(r"\bstruct\s+([A-Za-z_]\w*)\s*\**\s*(?:const\s+)?([A-Za-z_]\w*)"
                       r"\s*(?=[,;=)\[])")
@@ -240,7 +241,8 @@ def brace_pairs(clean: str) -> dict[int, int]:
 def type_facts(text: str, spans: list[tuple[str, int, int]]) -> dict:
     """Struct field types, and typed member calls and stores per function.
 
-    fields: [struct, field, field's struct type] for `struct T *field;` members
+    fields: [struct, field, field's struct type] for `struct T *field;` and
+            `struct T field;` members
     calls:  {function: [[member, base var type or "", [fields between]]]}
     stores: [[base type or "", [fields], member, function stored]]
     """
@@ -325,8 +327,8 @@ def local_macros(rel: str, ff: Facts, dir_macros: dict[str, set[str]]) -> set[st
     return m
 
 
-STALE_RE = re.compile(r"^[0-9a-f]{40}-(?:(?P<g>g[0-9a-f]{16}-t\d+-m1h?)|(?P<t>t\d[0-9a-f]{16})|"
-                      r"(?P<c>[0-9a-f]{16}))\.json$")
+STALE_RE = re.compile(r"^[0-9a-f]{40}-(?:(?P<g>g[0-9a-f]{16}-t(?P<gt>\d+)-m1h?)|"
+                      r"(?P<t>t(?P<tt>\d)[0-9a-f]{16})|(?P<c>[0-9a-f]{16}))\.json$")
 
 
 def stale_facts(job: ScanJob, sha: str) -> dict | None:
@@ -350,6 +352,10 @@ def stale_facts(job: ScanJob, sha: str) -> dict | None:
         kind = "g" if m.group("g") else "t" if m.group("t") else "c"
         if kind == "g" and m.group("g").endswith("h") != header:
             continue
+        # Type facts of another format bind member calls another way
+        # (embedded fields): computed again, they are cheap.
+        if (m.group("gt") or m.group("tt") or TYPES_FORMAT) != TYPES_FORMAT:
+            continue
         try:
             mt = os.path.getmtime(os.path.join(d, n))
         except OSError:
@@ -369,15 +375,15 @@ def stale_facts(job: ScanJob, sha: str) -> dict | None:
     g = load("g")
     if g is not None:
         return g
-    t = load("t")
-    if t is None:
-        return None
     macros = macros_cached(job.kdir, job.relpath, job.cache_dir)
     if header:
+        t = load("t") or types_cached(job.kdir, job.relpath, job.cache_dir, job.version, [])
         return {"types": t, "macros": macros}
     c = load("c")
     if c is None:
         return None
+    t = load("t") or types_cached(job.kdir, job.relpath, job.cache_dir, job.version,
+                                  [(f[0], f[1], f[2]) for f in c["functions"]])
     return dict(c, types=t, macros=macros)
 
 
@@ -636,6 +642,9 @@ class Graph:
     member_callers: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     # member_caller_classes: the classes (extra_classes) that name them.
     mcallers: dict[int, list[str]] = field(default_factory=dict)
+    # (struct, field) -> the field's struct types, for the receivers of
+    # member_caller_classes' open doors; dropped with stores.
+    field_types: dict[tuple[str, str], set[str]] = field(default_factory=dict)
 
     def __getstate__(self) -> dict:
         """The function names as one string, without by_file and globals
@@ -645,7 +654,7 @@ class Graph:
         del state["by_file"], state["globals"]
         # What compute() made of these is in Result.by_file's lines: they
         # took 50 MiB more of the pickle's memo (the graph's memory limit).
-        state.update(stores={}, member_callers={}, mcallers={})
+        state.update(stores={}, member_callers={}, mcallers={}, field_types={})
         return packed(state)
 
     def __setstate__(self, state: dict) -> None:
@@ -758,6 +767,7 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
                     typed.setdefault((stype, member), set()).add(nid)
                 else:
                     untyped.setdefault(member, set()).add(nid)
+    g.field_types = field_t
     any_member: dict[str, set[int]] = {}
     for (_t, m), ids in typed.items():
         any_member.setdefault(m, set()).update(ids)
@@ -1139,7 +1149,8 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
         # Only the whole tree's graph has all of a member's call sites.
         g.mcallers = member_caller_classes(g, sys_r, kdir)
         g.mcallers.update(global_caller_classes(g, sys_r, kdir))
-    g.stores, g.member_callers = {}, {}     # done with: their memory goes to by_file
+    # done with: their memory goes to by_file
+    g.stores, g.member_callers, g.field_types = {}, {}, {}
     t3 = time.time()
     stats = {"files": len(files), "headers": len(headers), "scan_cache_hits": hits, "functions": len(g.files),
              "edges": len(g.edges.targets), "direct_edges": g.n_direct,
@@ -1205,9 +1216,10 @@ def member_caller_classes(g: Graph, sys_r: Reach, kdir: str) -> dict[int, list[s
     reaches, that is no root, and whose address is stored in members."""
     todo = [nid for nid, ms in g.stores.items()
             if g.static[nid] and nid not in g.root_via and sys_r.reached(nid)]
-    doors = members.open_doors(kdir, {m for nid in todo for _t, m in g.stores[nid]})
-    return {nid: members.caller_classes(sorted({m for _t, m in g.stores[nid]}),
-                                        member_call_sites(g, g.stores[nid]), doors)
+    doors = members.open_doors(kdir, {m for nid in todo for _t, m in g.stores[nid]},
+                               g.field_types)
+    return {nid: members.caller_classes(g.stores[nid], member_call_sites(g, g.stores[nid]),
+                                        doors)
             for nid in todo}
 
 

@@ -24,6 +24,7 @@ are not known and the function stays manual, naming where the door is.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import tempfile
@@ -172,16 +173,33 @@ def member_call_macros(kdir: str) -> set[str]:
         found |= more
 
 
-def open_doors(kdir: str, members: Iterable[str]) -> dict[str, str]:
-    """member -> "FILE:LINE" of its first mention that is an open door,
-    for every member that has one: a member read classify() calls open,
-    a call in a macro's body, an argument of a member_call_macros() macro."""
+Doors = dict[str, list[tuple[str, str]]]
+
+
+def add_door(doors: Doors, member: str, stype: str, where: str) -> None:
+    """Keep the first door of each receiver type ("" unknown) per member."""
+    found = doors.setdefault(member, [])
+    if all(t != stype for t, _w in found):
+        found.append((stype, where))
+
+
+def open_doors(kdir: str, members: Iterable[str],
+               field_types: dict[tuple[str, str], set[str]] | None = None) -> Doors:
+    """member -> [(receiver's struct type or "", "FILE:LINE")], the first
+    mention per receiver type that is an open door, for every member that
+    has one: a member read classify() calls open, a call in a macro's
+    body, an argument of a member_call_macros() macro.  The receiver's type
+    is what the door's file declares (receiver_type() with field_types);
+    a door typed so closes nothing for a function stored in another
+    type's member of that name (gss_rpc_xdr.c's ctx->open is a flag of
+    struct gssx_ctx, no file_operations' .open)."""
     members = sorted(set(members))
     if not members:
         return {}
     wanted = set(members)
     word = re.compile(r"[A-Za-z_]\w*")
-    doors: dict[str, str] = {}
+    doors: Doors = {}
+    declared: dict[str, dict[str, set[str]]] = {}
     for path, lineno, text, matched, before in grep_tree(kdir, ["-wF", "-B1"], members):
         if not matched:
             continue
@@ -189,11 +207,16 @@ def open_doors(kdir: str, members: Iterable[str]) -> dict[str, str]:
         in_macro = in_macro_body(code, before)
         for m in word.finditer(code):
             name = m.group(0)
-            if name not in wanted or name in doors:
+            if name not in wanted or any(t == "" for t, _w in doors.get(name, ())):
                 continue
             kind = classify(code, m.start(), m.end(), code_part(before))
             if kind == "open" or (in_macro and kind == "call"):
-                doors[name] = f"{path}:{lineno}"
+                stype = ""
+                if field_types is not None and not in_macro:
+                    if path not in declared:
+                        declared[path] = declared_names(os.path.join(kdir, path))
+                    stype = receiver_type(code[:m.start()], declared[path], field_types)
+                add_door(doors, name, stype, f"{path}:{lineno}")
     macros = member_call_macros(kdir)
     if not macros:
         return doors
@@ -208,9 +231,58 @@ def open_doors(kdir: str, members: Iterable[str]) -> dict[str, str]:
         for c in call.finditer(text):
             close = matching(joined, c.end() - 1)
             for m in word.finditer(joined[c.end():close if close > 0 else len(joined)]):
-                if m.group(0) in wanted and m.group(0) not in doors:
-                    doors[m.group(0)] = f"{path}:{lineno}"
+                if m.group(0) in wanted:
+                    add_door(doors, m.group(0), "", f"{path}:{lineno}")
     return doors
+
+
+# A declaration of a name: `struct T *name`, `struct T name[`, or any other
+# type's (`foo_t *name`, `int name`), which makes the name's type unknown.
+DECLARED = re.compile(r"(?:\bstruct\s+([A-Za-z_]\w*)|\b([A-Za-z_]\w*))\s*(?:\*\s*)*"
+                      r"(?:\bconst\s+)?(?<=[\s*])([A-Za-z_]\w*)\s*(?=[,;=)\[])")
+NOT_A_TYPE = frozenset(("return", "else", "case", "goto", "sizeof", "typeof", "do", "struct",
+                        "union", "enum", "const", "volatile", "static", "extern", "inline"))
+
+
+def declared_names(path: str) -> dict[str, set[str]]:
+    """name -> the types its declarations in one file give it: a struct's
+    name, or "?" for any other type (a typedef, a scalar)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = "\n".join(code_part(ln) for ln in f)
+    except OSError:
+        return {}
+    out: dict[str, set[str]] = {}
+    for d in DECLARED.finditer(text):
+        if d.group(2) in NOT_A_TYPE:
+            continue
+        out.setdefault(d.group(3), set()).add(d.group(1) or "?")
+    return out
+
+
+RECEIVER_PARTS = re.compile(r"\s*(?:->|\.)\s*")
+
+
+def receiver_type(before: str, declared: dict[str, set[str]],
+                  field_types: dict[tuple[str, str], set[str]]) -> str:
+    """The struct type of the receiver that ends `before` (`ctx->`,
+    `rtd->dpcm[stream].`): its base variable declared with one struct type
+    in the file, then each field's one type in its struct; else ""."""
+    recv = RECEIVER_END.search(before)
+    if not recv:
+        return ""
+    parts = [re.sub(r"\s*\[[^\]]*\]", "", p) for p in RECEIVER_PARTS.split(recv.group(0))]
+    parts = [p for p in parts if p]
+    if not parts:
+        return ""
+    types = declared.get(parts[0], set())
+    stype = next(iter(types)) if len(types) == 1 else ""
+    for f in parts[1:]:
+        if stype in ("", "?"):
+            return ""
+        types = field_types.get((stype, f), set())
+        stype = next(iter(types)) if len(types) == 1 else ""
+    return "" if stype == "?" else stype
 
 
 def matching(text: str, i: int) -> int:
@@ -226,17 +298,29 @@ def matching(text: str, i: int) -> int:
     return -1
 
 
-def caller_classes(stores: Sequence[str], callers: dict[str, Sequence[tuple[str, str]]],
-                   doors: dict[str, str]) -> list[str]:
-    """The reach.tsv classes for one function stored in these members:
+def door_for(stype: str, member: str, doors: Doors) -> str:
+    """Where a store in stype's member (stype "" unknown) leaves by an open
+    door: a door of that receiver type or of one not known; else ""."""
+    for dtype, where in doors.get(member, ()):
+        if not stype or not dtype or dtype == stype:
+            return where
+    return ""
+
+
+def caller_classes(stores: Iterable[tuple[str, str]],
+                   callers: dict[str, Sequence[tuple[str, str]]], doors: Doors) -> list[str]:
+    """The reach.tsv classes for one function stored in these members
+    (struct type or "", member):
       mcallers:N                  every call site, N of them; then
       mcaller:FILE:FUNC:MEMBER    one per calling function and member
       mcallers:open:MEMBER:WHERE  a member with an open door
       mcallers:many:N             more than MAX_CALLERS"""
-    for m in sorted(stores):
-        if m in doors:
-            return [f"mcallers:open:{m}:{doors[m]}"]
-    found = sorted({(f, fn, m) for m in stores for f, fn in callers.get(m, ())})
+    stores = sorted(stores)
+    for t, m in stores:
+        where = door_for(t, m, doors)
+        if where:
+            return [f"mcallers:open:{m}:{where}"]
+    found = sorted({(f, fn, m) for _t, m in stores for f, fn in callers.get(m, ())})
     if len(found) > MAX_CALLERS:
         return [f"mcallers:many:{len(found)}"]
     return [f"mcallers:{len(found)}"] + [f"mcaller:{f}:{fn}:{m}" for f, fn, m in found]
