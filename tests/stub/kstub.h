@@ -1190,6 +1190,8 @@ int seq_release(struct inode *i, struct file *f);
 ssize_t seq_read(struct file *f, char __user *buf, size_t size, loff_t *ppos);
 ssize_t seq_read_iter(struct kiocb *iocb, struct iov_iter *iter);
 loff_t seq_lseek(struct file *f, loff_t off, int whence);
+/* Writes the file's dirty pages back and waits for them (mm/filemap.c). */
+int file_write_and_wait_range(struct file *f, loff_t start, loff_t end);
 int single_open(struct file *f, int (*show)(struct seq_file *, void *), void *data);
 int single_release(struct inode *i, struct file *f);
 
