@@ -101,8 +101,10 @@ class TestOpenDoors(unittest.TestCase):
                         "static int p(struct snd_pcm_substream *s)\n{\n"
                         "\tstruct snd_soc_pcm_runtime *rtd = asoc(s);\n"
                         "\tregister_op(ops->open);\n"
-                        "\tregister_op(s->open);\n}\n")
+                        "\tregister_op(s->open);\n}\n"
+                        "static int r(struct gssx_call_ctx *ctx)\n{\n\treturn ctx->locale;\n}\n")
             doors = members.open_doors(d, ["open", "hw_params"], fields)
+        # ctx is declared twice in the file, each function's own counts;
         # ops has no declaration that says a struct: unknown, so a door for all
         # after a door of unknown type, no other is needed
         self.assertEqual(doors["open"], [("gssx_ctx", "net/x.c:3"),

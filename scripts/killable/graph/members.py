@@ -199,7 +199,7 @@ def open_doors(kdir: str, members: Iterable[str],
     wanted = set(members)
     word = re.compile(r"[A-Za-z_]\w*")
     doors: Doors = {}
-    declared: dict[str, dict[str, set[str]]] = {}
+    declared: dict[str, Declarations] = {}
     for path, lineno, text, matched, before in grep_tree(kdir, ["-wF", "-B1"], members):
         if not matched:
             continue
@@ -214,8 +214,9 @@ def open_doors(kdir: str, members: Iterable[str],
                 stype = ""
                 if field_types is not None and not in_macro:
                     if path not in declared:
-                        declared[path] = declared_names(os.path.join(kdir, path))
-                    stype = receiver_type(code[:m.start()], declared[path], field_types)
+                        declared[path] = Declarations(os.path.join(kdir, path))
+                    stype = receiver_type(code[:m.start()], declared[path], int(lineno),
+                                          field_types)
                 add_door(doors, name, stype, f"{path}:{lineno}")
     macros = member_call_macros(kdir)
     if not macros:
@@ -244,30 +245,46 @@ NOT_A_TYPE = frozenset(("return", "else", "case", "goto", "sizeof", "typeof", "d
                         "union", "enum", "const", "volatile", "static", "extern", "inline"))
 
 
-def declared_names(path: str) -> dict[str, set[str]]:
-    """name -> the types its declarations in one file give it: a struct's
-    name, or "?" for any other type (a typedef, a scalar)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = "\n".join(code_part(ln) for ln in f)
-    except OSError:
-        return {}
-    out: dict[str, set[str]] = {}
-    for d in DECLARED.finditer(text):
-        if d.group(2) in NOT_A_TYPE:
-            continue
-        out.setdefault(d.group(3), set()).add(d.group(1) or "?")
-    return out
+class Declarations:
+    """The declarations of one file, to give a name the types they say: a
+    struct's name, or "?" for any other type (a typedef, a scalar)."""
+
+    def __init__(self, path: str) -> None:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                self.lines = [code_part(ln) for ln in f]
+        except OSError:
+            self.lines = []
+        self.whole = self.found("\n".join(self.lines))
+
+    @staticmethod
+    def found(text: str) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for d in DECLARED.finditer(text):
+            if d.group(2) not in NOT_A_TYPE:
+                out.setdefault(d.group(3), set()).add(d.group(1) or "?")
+        return out
+
+    def types(self, name: str, lineno: int) -> set[str]:
+        """What the function around line lineno (1-based) declares name
+        as, from its header to that line (kernel style closes a function
+        with `}` in column 0); else what the whole file does."""
+        start = lineno - 1
+        while start > 0 and not self.lines[start - 1].startswith("}"):
+            start -= 1
+        here = self.found("\n".join(self.lines[start:lineno]))
+        return here.get(name) or self.whole.get(name, set())
 
 
 RECEIVER_PARTS = re.compile(r"\s*(?:->|\.)\s*")
 
 
-def receiver_type(before: str, declared: dict[str, set[str]],
+def receiver_type(before: str, declared: Declarations, lineno: int,
                   field_types: dict[tuple[str, str], set[str]]) -> str:
     """The struct type of the receiver that ends `before` (`ctx->`,
-    `rtd->dpcm[stream].`): its base variable declared with one struct type
-    in the file, then each field's one type in its struct; else ""."""
+    `rtd->dpcm[stream].`) on line lineno: its base variable declared with
+    one struct type (Declarations.types), then each field's one type in
+    its struct; else ""."""
     recv = RECEIVER_END.search(before)
     if not recv:
         return ""
@@ -275,7 +292,7 @@ def receiver_type(before: str, declared: dict[str, set[str]],
     parts = [p for p in parts if p]
     if not parts:
         return ""
-    types = declared.get(parts[0], set())
+    types = declared.types(parts[0], lineno)
     stype = next(iter(types)) if len(types) == 1 else ""
     for f in parts[1:]:
         if stype in ("", "?"):
