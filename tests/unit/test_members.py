@@ -82,6 +82,25 @@ class TestOpenDoors(unittest.TestCase):
         self.assertEqual(macros, {"call_op", "call_two"})
         self.assertEqual(doors["disable"], [("", "drivers/a.c:11")])  # through call_two()
 
+    def test_doors_in_a_files_own_macro(self) -> None:
+        """sound/pci/ca0106/ca_midi.c:20 calls midi->write in its own macro;
+        every use passes a struct snd_ca_midi *, so the door is that
+        type's.  A use with another type's argument leaves it unknown."""
+        src = ("#define ca_midi_write_data(midi, data)\tmidi->write(midi, data, 0)\n"
+               "static void ca_midi_output(struct snd_ca_midi *midi, int byte)\n{\n"
+               "\tca_midi_write_data(midi, byte);\n}\n"
+               "static void ca_midi_cmd(struct snd_ca_midi *midi)\n{\n"
+               "\tca_midi_write_data(midi,\n\t\t\t   0x00);\n}\n")
+        for extra, want in (("", "snd_ca_midi"),
+                            ("static void o(struct other *m)\n{\n"
+                             "\tca_midi_write_data(m, 1);\n}\n", "")):
+            with tempfile.TemporaryDirectory() as d:
+                os.makedirs(os.path.join(d, "sound"))
+                with open(os.path.join(d, "sound", "ca_midi.c"), "w") as f:
+                    f.write(src + extra)
+                doors = members.open_doors(d, ["write"], {})
+            self.assertEqual(doors["write"], [(want, "sound/ca_midi.c:1")])
+
     def test_typed_doors(self) -> None:
         """A door's receiver typed by its file's declarations and the
         fields' types: net/sunrpc/auth_gss/gss_rpc_xdr.c:660 passes the

@@ -212,11 +212,11 @@ def open_doors(kdir: str, members: Iterable[str],
             kind = classify(code, m.start(), m.end(), code_part(before))
             if kind == "open" or (in_macro and kind == "call"):
                 stype = ""
-                if field_types is not None and not in_macro:
+                if field_types is not None and (not in_macro or path.endswith(".c")):
                     if path not in declared:
                         declared[path] = Declarations(os.path.join(kdir, path))
-                    stype = receiver_type(code[:m.start()], declared[path], int(lineno),
-                                          field_types)
+                    typer = macro_receiver_type if in_macro else receiver_type
+                    stype = typer(code[:m.start()], declared[path], int(lineno), field_types)
                 add_door(doors, name, stype, f"{path}:{lineno}")
     macros = member_call_macros(kdir)
     if not macros:
@@ -293,13 +293,79 @@ def receiver_type(before: str, declared: Declarations, lineno: int,
     if not parts:
         return ""
     types = declared.types(parts[0], lineno)
-    stype = next(iter(types)) if len(types) == 1 else ""
-    for f in parts[1:]:
+    return field_walk(next(iter(types)) if len(types) == 1 else "", parts[1:], field_types)
+
+
+def field_walk(stype: str, fields: Sequence[str],
+               field_types: dict[tuple[str, str], set[str]]) -> str:
+    """The struct type of stype's field chain, when each field has one."""
+    for f in fields:
         if stype in ("", "?"):
             return ""
         types = field_types.get((stype, f), set())
         stype = next(iter(types)) if len(types) == 1 else ""
     return "" if stype == "?" else stype
+
+
+SIMPLE_ARG = re.compile(r"^[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*$")
+
+
+def macro_receiver_type(before: str, declared: Declarations, lineno: int,
+                        field_types: dict[tuple[str, str], set[str]]) -> str:
+    """The receiver's struct type of a member call in the body of a macro
+    its .c file defines, whose receiver is one of the macro's parameters
+    (`#define ca_midi_write_data(midi, data) midi->write(midi, data, 0)`
+    in sound/pci/ca0106/ca_midi.c): the one type the argument has at every
+    use of the macro in the file; else ""."""
+    recv = RECEIVER_END.search(before)
+    lines = declared.lines
+    first = lineno - 1
+    while first > 0 and lines[first - 1].rstrip().endswith("\\"):
+        first -= 1
+    last = lineno - 1
+    while last < len(lines) - 1 and lines[last].rstrip().endswith("\\"):
+        last += 1
+    d = DEFINE.match(lines[first]) if lines else None
+    if not recv or not d:
+        return ""
+    parts = [p for p in (re.sub(r"\s*\[[^\]]*\]", "", x)
+                         for x in RECEIVER_PARTS.split(recv.group(0))) if p]
+    params = [x.strip() for x in d.group(2).split(",")]
+    if not parts or parts[0] not in params:
+        return ""
+    index = params.index(parts[0])
+    use = re.compile(r"\b%s\s*\(" % re.escape(d.group(1)))
+    found: set[str] = set()
+    for n, line in enumerate(lines):
+        if first <= n <= last:
+            continue
+        for u in use.finditer(line):
+            text = "\n".join(lines[n:n + 3])
+            close = matching(text, u.end() - 1)
+            args = split_args(text[u.end():close]) if close > 0 else []
+            arg = args[index].strip() if index < len(args) else ""
+            if not SIMPLE_ARG.match(arg):
+                return ""
+            found.add(receiver_type(arg + "->", declared, n + 1, field_types))
+    if len(found) != 1:
+        return ""
+    return field_walk(found.pop(), parts[1:], field_types)
+
+
+def split_args(text: str) -> list[str]:
+    """A call's arguments, split at the commas outside parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur]
 
 
 def matching(text: str, i: int) -> int:
