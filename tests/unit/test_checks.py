@@ -1314,6 +1314,53 @@ class TestTreeReach(unittest.TestCase):
             self.assertIsNone(k.param_writes(ff, "arch_thing"))
             self.assertIsNone(k.param_writes(ff, "unknown_elsewhere"))
 
+    def test_a_getter_by_name_that_only_reads_takes_nothing(self) -> None:
+        # dfl_get_feature_ioaddr_by_id() (drivers/fpga/dfl.c) looks a
+        # feature up and returns its ioaddr: `_get_` names it an
+        # acquisition, its body says it takes nothing.  dfl_get_dev() there
+        # takes a reference; dfl_get_stub() has an #ifdef twin in its file.
+        from killable.graph import reach
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "dfl.c"), "w", encoding="utf-8") as f:
+                f.write(textwrap.dedent("""\
+                    void __iomem *dfl_get_feature_ioaddr_by_id(struct device *dev, u16 id)
+                    {
+                    	struct dfl_feature_platform_data *pdata = dev_get_platdata(dev);
+                    	struct dfl_feature *feature;
+
+                    	list_for_each_entry(feature, &pdata->features, node)
+                    		if (feature->id == id)
+                    			return feature->ioaddr;
+                    	return NULL;
+                    }
+                    struct device *dfl_get_dev(struct device *dev)
+                    {
+                    	get_device(dev);
+                    	return dev;
+                    }
+                    #ifdef CONFIG_DFL_X
+                    int dfl_get_stub(struct device *dev)
+                    {
+                    	return dfl_x_take(dev);
+                    }
+                    #else
+                    int dfl_get_stub(struct device *dev)
+                    {
+                    	return 0;
+                    }
+                    #endif
+                    """))
+            tree = os.path.join(d, "tree.tsv")
+            reach.write_indexed(tree, {})
+            with open(tree + reach.DEFS_SUFFIX, "w", encoding="utf-8") as f:
+                f.write(f"dfl_get_feature_ioaddr_by_id\t{d}/dfl.c\n"
+                        f"dfl_get_dev\t{d}/dfl.c\ndfl_get_stub\t{d}/dfl.c\n")
+            k = self.rules_with_tree(tree)
+            self.assertFalse(k.is_acquire("dfl_get_feature_ioaddr_by_id"))
+            self.assertTrue(k.is_acquire("dfl_get_dev"))
+            self.assertTrue(k.is_acquire("dfl_get_stub"))
+            self.assertTrue(k.is_acquire("pm_runtime_get_sync"))   # in the table
+
 
 class TestSignalContexts(VerdictCase):
     """Kernel threads, work items and timers never have a fatal signal

@@ -86,6 +86,8 @@ class Rules:
         # (file, caller, callee): calls the caller shapes made check a result.
         self.plumbed: dict[tuple[str, str, str], int] = {}
         self.pure_helpers: dict[tuple[str, str], frozenset[int] | None] = {}
+        # Names a pattern reads as acquisitions that are getters (is_acquire).
+        self.getters: dict[str, bool] = {}
         self.own_macros: dict[str, dict[str, tuple[bool, set[str]]]] = {}
         self.header_effects: dict[str, dict[str, frozenset[int]]] = {}
         self.fails: set[tuple[str, str]] = set()
@@ -216,8 +218,39 @@ class Rules:
         (`_get_`, `_lock_`, ...).  A header summary that says such a name
         only reads does not overrule them: it may be a configuration's stub
         (cpus_read_lock() is `{ }` without CONFIG_HOTPLUG_CPU), and
-        reading it so left the hotplug lock held on the new exit."""
-        return self.tables.is_acquire(name)
+        reading it so left the hotplug lock held on the new exit.
+
+        A name only a pattern matches, though, that is a global function of
+        the tree's .c files, each defined once in its file and whose every
+        body only reads, is a getter and takes nothing
+        (dfl_get_feature_ioaddr_by_id() in drivers/fpga/dfl.c looks a
+        feature up and returns its ioaddr)."""
+        if not self.tables.is_acquire(name):
+            return False
+        if name in self.tables.acquires:
+            return True
+        return not self.getter_by_body(name)
+
+    def getter_by_body(self, name: str) -> bool:
+        """A global function whose definitions in .c files only read
+        (global_writes), none of them one of two in its file (an #ifdef's
+        stub beside the real body)."""
+        if name in self.getters:
+            return self.getters[name]
+        self.getters[name] = False
+        files = self.global_def_files(name)
+        if not files or not all(f.endswith(".c") for f in files):
+            return False
+        head = re.compile(r"^[A-Za-z_][^;=]*\b%s\s*\(" % re.escape(name))
+        for rel in files:
+            try:
+                heads = sum(1 for ln in self.source_lines(rel) if head.match(ln))
+            except OSError:
+                return False
+            if heads != 1:
+                return False
+        self.getters[name] = self.global_writes(name, 0) == frozenset()
+        return self.getters[name]
 
     def is_release(self, name: str) -> bool:
         return self.tables.is_release(name)
