@@ -282,60 +282,6 @@ class TestEffectsBeforeSleep(VerdictCase):
         self.assertTrue(v.startswith("manual: max_store(): data->cached_max is written by "
                                      "kstrtoul() before it calls foo_store()"), v)
 
-    def test_caller_effects_before_a_call_that_already_fails(self) -> None:
-        # Written after stm32_adfsdm_dai_prepare() (sound/soc/stm/
-        # stm32_adfsdm.c; a sysfs store here, a syscall root), which stops
-        # the iio callbacks, then returns what iio_write_channel_attribute()
-        # returns: that fails after its lock today (-ENODEV, ->write_raw's
-        # I/O errors), so the caller already leaves the callbacks stopped
-        # on an error from the call; the kill takes the same exit.
-        code = """
-            static int foo_write_attr(struct foo *chan, int val)
-            {
-            	int ret;
-
-            	mutex_lock(&chan->lock);
-            	if (!chan->info) {
-            		ret = -ENODEV;
-            		goto err_unlock;
-            	}
-            	ret = foo_hw_write(chan, val);
-            err_unlock:
-            	mutex_unlock(&chan->lock);
-            	return ret;
-            }
-            static ssize_t prepare_store(struct device *dev, struct device_attribute *attr,
-            			     const char *buf, size_t count)
-            {
-            	struct foo_priv *priv = dev_get_drvdata(dev);
-            	int ret;
-
-            	if (priv->active) {
-            		foo_stop_all_cb(priv->cb);
-            		priv->active = false;
-            	}
-            	ret = foo_write_attr(priv->chan, 1);
-            	if (ret < 0) {
-            		dev_err(dev, "failed: %d\\n", ret);
-            		return ret;
-            	}
-            	return count;
-            }
-            static DEVICE_ATTR_WO(prepare);
-            """
-        self.assertEqual(self.verdict(code, "foo_write_attr", args="&chan->lock"), "converted")
-        # The same caller before a function whose only error comes before
-        # its lock (a check the caller made already): manual.
-        early = code.replace("ret = foo_hw_write(chan, val);", "foo_hw_write(chan, val);\n"
-                             "            \tret = 0;").replace(
-            "mutex_lock(&chan->lock);\n            \tif (!chan->info) {\n"
-            "            \t\tret = -ENODEV;\n            \t\tgoto err_unlock;\n            \t}",
-            "if (!chan->info)\n            \t\treturn -ENODEV;\n"
-            "            \tmutex_lock(&chan->lock);")
-        self.assertNotEqual(early, code)
-        v = self.verdict(early, "foo_write_attr", args="&chan->lock")
-        self.assertTrue(v.startswith("manual: prepare_store(): foo_stop_all_cb() is called"), v)
-
 
     LOOP = """
         static ssize_t eject_store(struct device *dev, struct device_attribute *attr,

@@ -416,46 +416,8 @@ def callers_lose_error(c: Context) -> str:
     # point: its callers already take an error after what they started.
     like_timeout = c.prim.shape == "timeout" and bool(offs) and all(
         plumbing.timeout_exit_leaves(c.k, c.ff, text, off) for off in offs)
-    errors_flow = c.fn.return_type != "void" and returns_errno(c, c.fn) and \
-        errors_after_sleep(c, text, offs)
-    why = plumbing.callers_problem(c.k, c.ff, c.fn, c.reach, like_timeout, errors_flow)
+    why = plumbing.callers_problem(c.k, c.ff, c.fn, c.reach, like_timeout)
     return "manual: " + why if why else ""
-
-
-ERRNO_RETURN = re.compile(r"\breturn\s*\(?\s*(?:-\s*E[A-Z0-9]+\b|ERR_PTR\s*\()")
-RETURNED_CALL = re.compile(r"\breturn\s*\(?\s*([A-Za-z_]\w*)\s*\(")
-ASSIGNED = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*(?:-\s*E[A-Z0-9]+\b|PTR_ERR\s*\(|([A-Za-z_]\w*)\s*\()")
-
-
-def errors_after_sleep(c: Context, text: str, offs: list[int]) -> bool:
-    """Whether the function already fails after its last sleep: a return
-    of a -E constant or an ERR_PTR there, or of what a call made there
-    returns (`ret = iio_channel_write(...); ... return ret;`).  Then its
-    callers already take an error from it, after what they did before the
-    call, in the state the sleep leaves (callers_problem's errors_flow).
-    An error only before the sleep is no such proof: it may be a check
-    the callers have made already (adp8860_store() parses the buffer that
-    adp8860_bl_l1_daylight_max_store() parsed before it)."""
-    if not offs:
-        return False
-    after = text[max(offs):]
-    if ERRNO_RETURN.search(after):
-        return True
-    def may_fail(name: str) -> bool:
-        """A call whose result may be an errno: not a computation (min(),
-        strlen()) nor a static helper of the file that returns none."""
-        return name not in body.KEYWORDS and not c.k.is_pure_call(c.ff, name) and \
-            not static_callee_without_errno(c, name, 0)
-
-    for m in RETURNED_CALL.finditer(after):
-        if may_fail(m.group(1)):
-            return True
-    for m in ASSIGNED.finditer(after):
-        if m.group(2) and not may_fail(m.group(2)):
-            continue
-        if re.search(r"\breturn\s*\(?\s*%s\s*\)?\s*;" % re.escape(m.group(1)), after):
-            return True
-    return False
 
 
 def time_left_type(c: Context) -> str:
