@@ -1187,6 +1187,17 @@ class TestTreeReach(unittest.TestCase):
     file's reach lines from the whole tree's (reach.write_indexed), instead
     of taking what it was not given for "callers not checked"."""
 
+    @classmethod
+    def rules_with_defs(cls, d: str, defs: str) -> rules.Rules:
+        """rules_with_tree() of an empty tree in d whose global functions'
+        definitions are defs (name<TAB>files lines)."""
+        from killable.graph import reach
+        tree = os.path.join(d, "tree.tsv")
+        reach.write_indexed(tree, {})
+        with open(tree + reach.DEFS_SUFFIX, "w", encoding="utf-8") as f:
+            f.write(defs)
+        return cls.rules_with_tree(tree)
+
     @staticmethod
     def rules_with_tree(tree: str) -> rules.Rules:
         """A Rules that reads the whole tree's reach lines (and the defs
@@ -1223,7 +1234,6 @@ class TestTreeReach(unittest.TestCase):
     def test_global_functions_of_other_files_are_summarized(self) -> None:
         # dev_to_shost() in drivers/scsi/hosts.c only walks up the parents;
         # scsi_host_bump() there counts in a file-scope variable.
-        from killable.graph import reach
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "hosts.c"), "w", encoding="utf-8") as f:
                 f.write(textwrap.dedent("""\
@@ -1248,12 +1258,8 @@ class TestTreeReach(unittest.TestCase):
                     """))
             with open(os.path.join(d, "user.c"), "w", encoding="utf-8") as f:
                 f.write("int f(struct device *d) { return dev_to_shost(d) != NULL; }\n")
-            tree = os.path.join(d, "tree.tsv")
-            reach.write_indexed(tree, {})
-            with open(tree + reach.DEFS_SUFFIX, "w", encoding="utf-8") as f:
-                f.write(f"dev_to_shost\t{d}/hosts.c\nscsi_host_bump\t{d}/hosts.c\n"
-                        f"arch_thing\t{d}/a.c,{d}/b.c,{d}/c.c,{d}/d.c\n")
-            k = self.rules_with_tree(tree)
+            k = self.rules_with_defs(d, f"dev_to_shost\t{d}/hosts.c\nscsi_host_bump\t{d}/hosts.c\n"
+                                        f"arch_thing\t{d}/a.c,{d}/b.c,{d}/c.c,{d}/d.c\n")
             ff = k.file_facts(os.path.join(d, "user.c"))
             self.assertEqual(k.param_writes(ff, "dev_to_shost"), frozenset())
             self.assertIsNone(k.param_writes(ff, "scsi_host_bump"))
@@ -1265,7 +1271,6 @@ class TestTreeReach(unittest.TestCase):
         # feature up and returns its ioaddr: `_get_` names it an
         # acquisition, its body says it takes nothing.  dfl_get_dev() there
         # takes a reference; dfl_get_stub() has an #ifdef twin in its file.
-        from killable.graph import reach
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "dfl.c"), "w", encoding="utf-8") as f:
                 f.write(textwrap.dedent("""\
@@ -1296,12 +1301,8 @@ class TestTreeReach(unittest.TestCase):
                     }
                     #endif
                     """))
-            tree = os.path.join(d, "tree.tsv")
-            reach.write_indexed(tree, {})
-            with open(tree + reach.DEFS_SUFFIX, "w", encoding="utf-8") as f:
-                f.write(f"dfl_get_feature_ioaddr_by_id\t{d}/dfl.c\n"
-                        f"dfl_get_dev\t{d}/dfl.c\ndfl_get_stub\t{d}/dfl.c\n")
-            k = self.rules_with_tree(tree)
+            k = self.rules_with_defs(d, f"dfl_get_feature_ioaddr_by_id\t{d}/dfl.c\n"
+                                        f"dfl_get_dev\t{d}/dfl.c\ndfl_get_stub\t{d}/dfl.c\n")
             self.assertFalse(k.is_acquire("dfl_get_feature_ioaddr_by_id"))
             self.assertTrue(k.is_acquire("dfl_get_dev"))
             self.assertTrue(k.is_acquire("dfl_get_stub"))

@@ -30,6 +30,8 @@ import subprocess
 import tempfile
 from typing import Iterable, Iterator, Sequence
 
+from killable.scan import csource
+
 # More call sites than this and the check is not tried (reason names the count).
 MAX_CALLERS = 24
 # Directories of user-space code (callgraph.USER_SPACE_DIRS).
@@ -342,7 +344,7 @@ def macro_receiver_type(before: str, declared: Declarations, lineno: int,
         for u in use.finditer(line):
             text = "\n".join(lines[n:n + 3])
             close = matching(text, u.end() - 1)
-            args = split_args(text[u.end():close]) if close > 0 else []
+            args = csource.split_args(text[u.end():close]) if close > 0 else []
             arg = args[index].strip() if index < len(args) else ""
             if not SIMPLE_ARG.match(arg):
                 return ""
@@ -350,22 +352,6 @@ def macro_receiver_type(before: str, declared: Declarations, lineno: int,
     if len(found) != 1:
         return ""
     return field_walk(found.pop(), parts[1:], field_types)
-
-
-def split_args(text: str) -> list[str]:
-    """A call's arguments, split at the commas outside parentheses."""
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    return out + [cur]
 
 
 def matching(text: str, i: int) -> int:
