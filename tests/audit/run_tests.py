@@ -290,9 +290,11 @@ def test_graph_root_callers(ctx: Ctx) -> None:
 
 def test_graph_memory_whole_tree(ctx: Ctx) -> None:
     """Building the whole tree's graph from the per-file scan cache (what a
-    first `make audit` does before spatch) stays under 600 MiB: it took
+    first `make audit` does before spatch) stays under 700 MiB: it took
     1 GiB before the facts and the graph were made compact (issue 11,
-    item 10).  Skipped until an audit has filled the scan cache."""
+    item 10), 488 MiB then; typing embedded struct fields (TYPES_FORMAT 2,
+    for the doors' receivers and member calls) brought it to ~610 MiB on
+    6.1.  Skipped until an audit has filled the scan cache."""
     need_tree(ctx)
     shared = os.path.join(ctx.cache, "audit-cache", "scan")
     n = 0
@@ -315,7 +317,7 @@ def test_graph_memory_whole_tree(ctx: Ctx) -> None:
     expect(stats["functions"] > 500000 and not stats["graph_cached"], f"not a whole-tree build: {stats}")
     mib = ru.ru_maxrss / 1024
     print(f"  whole-tree graph: {stats['functions']} functions, peak {mib:.0f} MiB")
-    expect(mib < 600, f"the whole-tree graph build peaked at {mib:.0f} MiB (limit 600)")
+    expect(mib < 700, f"the whole-tree graph build peaked at {mib:.0f} MiB (limit 700)")
 
 
 def test_graph_real_subtree(ctx: Ctx) -> None:

@@ -108,7 +108,7 @@ class TestOpenDoors(unittest.TestCase):
         hda-dai.c:255 the address of an embedded struct's .hw_params
         (rtd->dpcm[stream].hw_params); neither is a file_operations'
         .open or a snd_soc_dai_ops' .hw_params."""
-        fields = {("snd_soc_pcm_runtime", "dpcm"): {"snd_soc_dpcm_runtime"}}
+        fields = {("snd_soc_pcm_runtime", "dpcm"): "snd_soc_dpcm_runtime"}
         with tempfile.TemporaryDirectory() as d:
             os.makedirs(os.path.join(d, "net"))
             with open(os.path.join(d, "net", "x.c"), "w") as f:

@@ -644,7 +644,7 @@ class Graph:
     mcallers: dict[int, list[str]] = field(default_factory=dict)
     # (struct, field) -> the field's struct types, for the receivers of
     # member_caller_classes' open doors; dropped with stores.
-    field_types: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    field_types: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def __getstate__(self) -> dict:
         """The function names as one string, without by_file and globals
@@ -691,27 +691,38 @@ def arch_of(rel: str) -> str:
     return rel.split("/", 2)[1] if rel.startswith("arch/") and rel.count("/") >= 2 else ""
 
 
-def resolve_type(base: str, fields: Sequence[str], field_t: dict[tuple[str, str], set[str]],
-                 field_any: dict[str, set[str]]) -> str:
+# (struct, field) -> the field's struct type, "" when declarations differ
+# (one string, not a set: the whole tree's table, embedded fields included,
+# held sets of 250 MiB).
+FieldTypes = dict[tuple[str, str], str]
+
+
+def add_field_type(table: dict, key: object, stype: str) -> None:
+    """Record one declaration of key's type; a second, other one makes it ""."""
+    old = table.get(key)
+    if old is None:
+        table[key] = stype
+    elif old != stype:
+        table[key] = ""
+
+
+def resolve_type(base: str, fields: Sequence[str], field_t: FieldTypes,
+                 field_any: dict[str, str]) -> str:
     """Struct type of `base_var->f1->f2`, given base_var's type (maybe "")."""
     t = base
     for f in fields:
         ts = field_t.get((t, f)) if t else None
-        if ts is None:
-            ts = field_any.get(f, set())
-        t = next(iter(ts)) if len(ts) == 1 else ""
+        t = field_any.get(f, "") if ts is None else ts
     return t
 
 
-def declared_type(base: str, fields: Sequence[str], field_t: dict[tuple[str, str], set[str]]
-                  ) -> str:
+def declared_type(base: str, fields: Sequence[str], field_t: FieldTypes) -> str:
     """Struct type of `base_var->f1->f2` when declarations say it at every
     step (the variable's own, then each field's in its struct), else "":
     no guess from a field's name alone (resolve_type's fallback)."""
     t = base
     for f in fields:
-        ts = field_t.get((t, f), set()) if t else set()
-        t = next(iter(ts)) if len(ts) == 1 else ""
+        t = field_t.get((t, f), "") if t else ""
     return t
 
 
@@ -737,12 +748,12 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
     for rel, ff in facts.items():
         if rel.endswith(".h") and ff.macros:
             dir_macros.setdefault(os.path.dirname(rel), set()).update(ff.macros)
-    field_t: dict[tuple[str, str], set[str]] = {}
-    field_any: dict[str, set[str]] = {}
+    field_t: FieldTypes = {}
+    field_any: dict[str, str] = {}
     for ff in facts.values():
         for st, f, t in rows(ff.fields, 3):
-            field_t.setdefault((st, f), set()).add(t)
-            field_any.setdefault(f, set()).add(t)
+            add_field_type(field_t, (st, f), t)
+            add_field_type(field_any, f, t)
     typed: dict[tuple[str, str], set[int]] = {}
     untyped: dict[str, set[int]] = {}
     for rel, ff in facts.items():
@@ -767,7 +778,7 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
                     typed.setdefault((stype, member), set()).add(nid)
                 else:
                     untyped.setdefault(member, set()).add(nid)
-    g.field_types = field_t
+    g.field_types = field_t     # the doors' receivers (member_caller_classes)
     any_member: dict[str, set[int]] = {}
     for (_t, m), ids in typed.items():
         any_member.setdefault(m, set()).update(ids)

@@ -186,7 +186,7 @@ def add_door(doors: Doors, member: str, stype: str, where: str) -> None:
 
 
 def open_doors(kdir: str, members: Iterable[str],
-               field_types: dict[tuple[str, str], set[str]] | None = None) -> Doors:
+               field_types: dict[tuple[str, str], str] | None = None) -> Doors:
     """member -> [(receiver's struct type or "", "FILE:LINE")], the first
     mention per receiver type that is an open door, for every member that
     has one: a member read classify() calls open, a call in a macro's
@@ -201,6 +201,8 @@ def open_doors(kdir: str, members: Iterable[str],
     wanted = set(members)
     word = re.compile(r"[A-Za-z_]\w*")
     doors: Doors = {}
+    # grep gives one file's lines together: only that file's declarations
+    # are kept (all door files' lines at once took 250 MiB on 6.1).
     declared: dict[str, Declarations] = {}
     for path, lineno, text, matched, before in grep_tree(kdir, ["-wF", "-B1"], members):
         if not matched:
@@ -216,7 +218,7 @@ def open_doors(kdir: str, members: Iterable[str],
                 stype = ""
                 if field_types is not None and (not in_macro or path.endswith(".c")):
                     if path not in declared:
-                        declared[path] = Declarations(os.path.join(kdir, path))
+                        declared = {path: Declarations(os.path.join(kdir, path))}
                     typer = macro_receiver_type if in_macro else receiver_type
                     stype = typer(code[:m.start()], declared[path], int(lineno), field_types)
                 add_door(doors, name, stype, f"{path}:{lineno}")
@@ -282,7 +284,7 @@ RECEIVER_PARTS = re.compile(r"\s*(?:->|\.)\s*")
 
 
 def receiver_type(before: str, declared: Declarations, lineno: int,
-                  field_types: dict[tuple[str, str], set[str]]) -> str:
+                  field_types: dict[tuple[str, str], str]) -> str:
     """The struct type of the receiver that ends `before` (`ctx->`,
     `rtd->dpcm[stream].`) on line lineno: its base variable declared with
     one struct type (Declarations.types), then each field's one type in
@@ -299,13 +301,12 @@ def receiver_type(before: str, declared: Declarations, lineno: int,
 
 
 def field_walk(stype: str, fields: Sequence[str],
-               field_types: dict[tuple[str, str], set[str]]) -> str:
+               field_types: dict[tuple[str, str], str]) -> str:
     """The struct type of stype's field chain, when each field has one."""
     for f in fields:
         if stype in ("", "?"):
             return ""
-        types = field_types.get((stype, f), set())
-        stype = next(iter(types)) if len(types) == 1 else ""
+        stype = field_types.get((stype, f), "")
     return "" if stype == "?" else stype
 
 
@@ -313,7 +314,7 @@ SIMPLE_ARG = re.compile(r"^[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*$")
 
 
 def macro_receiver_type(before: str, declared: Declarations, lineno: int,
-                        field_types: dict[tuple[str, str], set[str]]) -> str:
+                        field_types: dict[tuple[str, str], str]) -> str:
     """The receiver's struct type of a member call in the body of a macro
     its .c file defines, whose receiver is one of the macro's parameters
     (`#define ca_midi_write_data(midi, data) midi->write(midi, data, 0)`
