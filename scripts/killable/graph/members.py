@@ -283,17 +283,23 @@ class Declarations:
 RECEIVER_PARTS = re.compile(r"\s*(?:->|\.)\s*")
 
 
+def receiver_parts(before: str) -> list[str]:
+    """The variable and fields of the receiver that ends `before`
+    (`rtd->dpcm[stream].` -> rtd, dpcm), or [] when there is none."""
+    recv = RECEIVER_END.search(before)
+    if not recv:
+        return []
+    return [p for p in (re.sub(r"\s*\[[^\]]*\]", "", x)
+                        for x in RECEIVER_PARTS.split(recv.group(0))) if p]
+
+
 def receiver_type(before: str, declared: Declarations, lineno: int,
                   field_types: dict[tuple[str, str], str]) -> str:
     """The struct type of the receiver that ends `before` (`ctx->`,
     `rtd->dpcm[stream].`) on line lineno: its base variable declared with
     one struct type (Declarations.types), then each field's one type in
     its struct; else ""."""
-    recv = RECEIVER_END.search(before)
-    if not recv:
-        return ""
-    parts = [re.sub(r"\s*\[[^\]]*\]", "", p) for p in RECEIVER_PARTS.split(recv.group(0))]
-    parts = [p for p in parts if p]
+    parts = receiver_parts(before)
     if not parts:
         return ""
     types = declared.types(parts[0], lineno)
@@ -320,7 +326,7 @@ def macro_receiver_type(before: str, declared: Declarations, lineno: int,
     (`#define ca_midi_write_data(midi, data) midi->write(midi, data, 0)`
     in sound/pci/ca0106/ca_midi.c): the one type the argument has at every
     use of the macro in the file; else ""."""
-    recv = RECEIVER_END.search(before)
+    parts = receiver_parts(before)
     lines = declared.lines
     first = lineno - 1
     while first > 0 and lines[first - 1].rstrip().endswith("\\"):
@@ -329,10 +335,8 @@ def macro_receiver_type(before: str, declared: Declarations, lineno: int,
     while last < len(lines) - 1 and lines[last].rstrip().endswith("\\"):
         last += 1
     d = DEFINE.match(lines[first]) if lines else None
-    if not recv or not d:
+    if not d:
         return ""
-    parts = [p for p in (re.sub(r"\s*\[[^\]]*\]", "", x)
-                         for x in RECEIVER_PARTS.split(recv.group(0))) if p]
     params = [x.strip() for x in d.group(2).split(",")]
     if not parts or parts[0] not in params:
         return ""
