@@ -283,6 +283,74 @@ class TestEffectsBeforeSleep(VerdictCase):
                                      "kstrtoul() before it calls foo_store()"), v)
 
 
+    def test_a_count_raised_before_and_lowered_after_is_held(self) -> None:
+        # spufs_create_context() (arch/powerpc/platforms/cell/spufs/
+        # inode.c:442-485): gang->alive++ before the affinity lock, and
+        # `if (ret && gang) gang->alive--;` at out_aff_unlock; the earlier
+        # `if (!gang) return -EINVAL;` exits only where nothing was raised.
+        code = """
+            static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+            {
+            	struct foo_gang *gang = file->private_data;
+            	int ret;
+
+            	if (gang) {
+            		if (!gang->alive)
+            			return -ENOENT;
+            		gang->alive++;
+            	}
+            	if (arg) {
+            		if (!gang)
+            			return -EINVAL;
+            		mutex_lock(&gang->aff_mutex);
+            	}
+            	ret = foo_mkdir(gang);
+            	if (arg)
+            		mutex_unlock(&gang->aff_mutex);
+            	if (ret && gang)
+            		gang->alive--;
+            	return ret;
+            }
+            static const struct file_operations foo_fops = {
+            	.unlocked_ioctl = foo_ioctl,
+            };
+            """
+        v = self.verdict(code, "foo_ioctl", args="&gang->aff_mutex")
+        self.assertEqual(v, "manual: gang->alive is raised before the sleep and lowered after "
+                            "it; an early return would skip that")
+
+    def test_a_parameter_released_after_the_sleep_is_held(self) -> None:
+        # ocfs2_info_freefrag_scan_bitmap() (fs/ocfs2/ioctl.c:551-627)
+        # locks the inode its caller looked up and ends in iput(gb_inode)
+        # at bail:, the caller's reference.
+        code = """
+            static int foo_scan(struct foo_super *osb, struct inode *gb_inode)
+            {
+            	int status = 0;
+
+            	inode_lock(gb_inode);
+            	status = foo_read(osb, gb_inode);
+            	inode_unlock(gb_inode);
+            	iput(gb_inode);
+            	return status;
+            }
+            static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+            {
+            	struct foo_super *osb = file->private_data;
+            	struct inode *gb_inode = foo_get_system_inode(osb);
+
+            	if (!gb_inode)
+            		return -EIO;
+            	return foo_scan(osb, gb_inode);
+            }
+            static const struct file_operations foo_fops = {
+            	.unlocked_ioctl = foo_ioctl,
+            };
+            """
+        v = self.verdict(code, "foo_scan", prim="inode_lock", args="gb_inode")
+        self.assertEqual(v, "manual: the parameter gb_inode is released after the sleep "
+                            "(iput()), not taken here; an early return would skip that")
+
     LOOP = """
         static ssize_t eject_store(struct device *dev, struct device_attribute *attr,
         			   const char *buf, size_t len)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable
 
 from killable.data import Primitive
 from killable.graph import reach as reachability
-from killable.scan import csource
+from killable.scan import csource, effects
 from killable.verdicts import body, plumbing
 
 if TYPE_CHECKING:
@@ -361,6 +361,66 @@ def released_later(c: Context) -> str:
     return ""
 
 
+def later_exits_undo(c: Context) -> str:
+    """What the function gives back after the sleep that it had before it,
+    though no earlier exit shows it: a parameter its caller handed over,
+    or a count it raised.  A bare return at the sleep would skip that (the
+    nearest earlier exit may run where nothing was taken: spufs's `if
+    (!gang) return -EINVAL;`)."""
+    text, offs = c.calls
+    start = body.body_start(text)
+    for off in offs:
+        before, after = text[start:off], text[off:]
+        why = consumed_param(c, text[:start], before, after) or undone_count(before, after)
+        if why:
+            return f"manual: {c.where(off)}{why}; an early return would skip that"
+    return ""
+
+
+def consumed_param(c: Context, head: str, before: str, after: str) -> str:
+    """A pointer parameter the function releases after the sleep without
+    having taken it: its caller hands the reference over, and every exit
+    must give it back (ocfs2_info_freefrag_scan_bitmap()'s `bail:` ends in
+    iput(gb_inode), the caller's reference)."""
+    t = c.k.tables
+    params = {p for p, ptr in effects.function_params(head, c.fn.name) if p and ptr}
+    for name, at in body.calls_in(after):
+        if not t.is_release(name) or NOT_RELEASES.match(name) or t.is_lock_release(name):
+            continue
+        arg = first_arg(after, at)
+        if arg not in params:
+            continue
+        if any(first_arg(before, a) == arg and (t.is_release(n) or c.k.is_acquire(n))
+               for n, a in body.calls_in(before)) or \
+                any(a > 0 and first_arg(after, a) == arg and not t.is_release(n) and
+                    (c.k.is_acquire(n) or TAKES.search(n))
+                    for n, a in body.calls_in(after[:at])):
+            continue        # released or taken here (after the sleep's own call), not handed over
+        return f"the parameter {arg} is released after the sleep ({name}()), not taken here"
+    return ""
+
+
+COUNT_UP = re.compile(r"(?:\b(?:atomic|atomic_long|refcount|local)_inc\s*\(\s*&?\s*([\w.>-]+)\s*\)"
+                      r"|([\w.>-]*[\w])\s*\+\+|\+\+\s*([\w.>-]*[\w]))")
+
+
+def undone_count(before: str, after: str) -> str:
+    """A count raised before the sleep that the function lowers after it
+    (spufs_create_context(): `gang->alive++` before the affinity lock,
+    `gang->alive--` at out_aff_unlock when it fails)."""
+    for m in COUNT_UP.finditer(before):
+        target = "".join((m.group(1) or m.group(2) or m.group(3)).split())
+        if "->" not in target and "." not in target:
+            continue        # a local counter: nobody else sees it
+        t = "".join(r"\s*%s\s*" % re.escape(p) if p in ("->", ".") else re.escape(p)
+                    for p in re.split(r"(->|\.)", target))
+        down = re.compile(r"(?:\b(?:atomic|atomic_long|refcount|local)_dec\w*\s*\(\s*&?\s*%s\s*\)"
+                          r"|%s\s*--|--\s*%s\b)" % (t, t, t))
+        if down.search(after):
+            return f"{target} is raised before the sleep and lowered after it"
+    return ""
+
+
 def effects_before_sleep(c: Context) -> str:
     """Between the nearest earlier exit and the sleep, the function may only
     read: a call that might take something, or a write to shared state,
@@ -466,6 +526,7 @@ CHECKS: list[Check] = [
     not_polling,
     released_later,
     effects_before_sleep,
+    later_exits_undo,
     callers_lose_error,
 ]
 
