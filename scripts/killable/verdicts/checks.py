@@ -476,8 +476,127 @@ def callers_lose_error(c: Context) -> str:
     # point: its callers already take an error after what they started.
     like_timeout = c.prim.shape == "timeout" and bool(offs) and all(
         plumbing.timeout_exit_leaves(c.k, c.ff, text, off) for off in offs)
-    why = plumbing.callers_problem(c.k, c.ff, c.fn, c.reach, like_timeout)
+    errors_flow = c.fn.return_type != "void" and returns_errno(c, c.fn) and \
+        errors_after_sleep(c, text, offs)
+    why = plumbing.callers_problem(c.k, c.ff, c.fn, c.reach, like_timeout, errors_flow)
     return "manual: " + why if why else ""
+
+
+ERRNO_CONST = re.compile(r"-\s*(E[A-Z0-9]+)\b")
+# An allocation failure is no proof that callers' error paths run: with
+# GFP_KERNEL small allocations it does not happen, so code written after
+# it was never exercised (ecryptfs_copy_mount_wide_sigs_to_inode_sigs()
+# fails only with ecryptfs_add_keysig()'s -ENOMEM).
+ALLOCATION_ERRNOS = frozenset({"ENOMEM"})
+
+
+def errors_after_sleep(c: Context, text: str, offs: list[int]) -> bool:
+    """Whether the function already fails after its last sleep, on exits
+    that do nothing the new one would skip.  Then its callers already take
+    an error from it, after what they did before the call, in the state
+    the sleep leaves (callers_problem's errors_flow).
+
+    Every error exit after the sleep must be plain: on its way out it only
+    releases, logs and sets locals.  An exit that compensates for
+    something (nfp_net_refresh_port_table_sync() sets NFP_PORT_CHANGED on
+    every port before its -EIO) may be what its callers count on, and the
+    new exit would skip it.  One of them must fail for a reason that
+    happens (see ALLOCATION_ERRNOS).  An error only before the sleep is no
+    proof either: it may be a check the callers have made already
+    (adp8860_store() parses the buffer that
+    adp8860_bl_l1_daylight_max_store() parsed before it)."""
+    if not offs:
+        return False
+    last = max(offs)
+    failing = False
+    for m in body.EXIT_RE.finditer(text, last):
+        if not body.is_error_exit(text, m):
+            continue
+        code, value = body.exit_block(text, m.start()), m.group(0)
+        if m.group(1):
+            label = re.search(r"(?m)^\s*%s\s*:(?!:)" % re.escape(m.group(1)), text)
+            if label is None or label.start() < m.start():
+                return False        # a jump back (a retry), or no label to read
+            tail = body.label_code(text, m.group(1))
+            code += tail
+            ret = re.search(r"\breturn\b[^;]*;", tail)
+            value = ret.group(0) if ret else ""
+        if not plain_exit(c, text, code):
+            return False
+        value = value[len("return"):].rstrip(";").strip()
+        failing = failing or real_failure(c, text, text[last:m.start()] + code, value, 0)
+    return failing
+
+
+def plain_exit(c: Context, text: str, code: str) -> bool:
+    """An error exit's own code only releases, logs and sets the
+    function's locals."""
+    t = c.k.tables
+    for name, _ in body.calls_in(code):
+        if c.k.is_pure_call(c.ff, name) or (t.is_release(name) and not NOT_RELEASES.match(name)):
+            continue
+        return False
+    for lhs in body.stores_in(code):
+        lhs = lhs.strip()
+        if not (re.match(r"^\w+$", lhs) and declared_in(text, lhs)):
+            return False
+    return True
+
+
+def declared_in(text: str, name: str) -> bool:
+    """name is a parameter or a local of the function in text."""
+    return re.search(r"[\w*]\s+\**\s*%s\s*(?:[;=,)\[])" % re.escape(name), text) is not None
+
+
+def real_failure(c: Context, text: str, window: str, value: str, depth: int) -> bool:
+    """The returned value (a -E constant, ERR_PTR/PTR_ERR of one, a call, or
+    a local set in window) may be an errno other than an allocation
+    failure."""
+    value = value.strip("() \t")
+    consts = ERRNO_CONST.findall(value)
+    if consts:
+        return any(e not in ALLOCATION_ERRNOS for e in consts)
+    wrapped = re.match(r"^(?:ERR_PTR|PTR_ERR|ERR_CAST)\s*\((.*)\)$", value, re.S)
+    if wrapped:
+        return depth < 3 and real_failure(c, text, window, wrapped.group(1), depth + 1)
+    call = re.match(r"^([A-Za-z_]\w*)\s*\(", value)
+    if call:
+        return callee_may_fail(c, text, call.group(1), 0)
+    if not re.match(r"^\w+$", value) or depth >= 3:
+        return False
+    for m in re.finditer(r"\b%s\s*=(?!=)\s*([^;]+);" % re.escape(value), window):
+        if real_failure(c, text, window, m.group(1), depth + 1):
+            return True
+    return False
+
+
+def callee_may_fail(c: Context, text: str, name: str, depth: int) -> bool:
+    """A call whose errors include one that happens: an ops member's (its
+    implementations fail for reasons of their own), or a function of the
+    tree that returns another -E constant or passes on such a call's."""
+    if name in body.KEYWORDS or c.k.is_pure_call(c.ff, name):
+        return False
+    if re.search(r"(?:->|\.)\s*%s\s*\(" % re.escape(name), text):
+        return True
+    fn, lines = c.ff.functions.get(name), c.lines
+    if fn is None:
+        paths = c.k.global_def_files(name)
+        if len(paths) != 1:
+            return False
+        fn = c.k.file_facts(paths[0]).functions.get(name)
+        lines = c.k.source_lines(paths[0])
+    if fn is None or fn.return_type.strip() == "void":
+        return False
+    ctext = csource.blank_noise(body.function_text(lines, fn))
+    if any(e not in ALLOCATION_ERRNOS for e in ERRNO_CONST.findall(ctext)):
+        return True
+    if depth >= 1:
+        return False
+    passed = {m.group(1) for m in re.finditer(r"\breturn\s*\(?\s*([A-Za-z_]\w*)\s*\(", ctext)}
+    for m in re.finditer(r"\b(\w+)\s*=\s*([A-Za-z_]\w*)\s*\(", ctext):
+        if re.search(r"\breturn\s*\(?\s*%s\s*\)?\s*;" % re.escape(m.group(1)), ctext):
+            passed.add(m.group(2))
+    return any(callee_may_fail(c, ctext, n, depth + 1) for n in passed if n != name)
 
 
 def time_left_type(c: Context) -> str:

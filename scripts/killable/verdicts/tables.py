@@ -21,7 +21,7 @@ RET_NAMES = ("ret", "err", "rc", "error", "retval", "res", "result", "status", "
 
 RELEASE_PATTERN = re.compile(r"(?:^up$|^up_|_unlock|unlock_|free|dealloc|destroy|unregister|"
                              r"_disable$|_put$|^put_|_put_|_release$|"
-                             r"_end$|_stop$|^fput$|^dput$|^iput$|^mmput$)")
+                             r"_end$|_stop$|_drop$|^fput$|^dput$|^iput$|^mmput$)")
 
 # Names that undo something: what an error label may call before it returns.
 UNDO_PATTERN = re.compile(r"(?:drop|put|unref|free|unlock|release|destroy|cancel|deactivate|shrink|"
