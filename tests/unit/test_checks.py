@@ -336,6 +336,58 @@ class TestEffectsBeforeSleep(VerdictCase):
         v = self.verdict(early, "foo_write_attr", args="&chan->lock")
         self.assertTrue(v.startswith("manual: prepare_store(): foo_stop_all_cb() is called"), v)
 
+    def test_caller_effects_its_failure_branch_undoes(self) -> None:
+        # Written after fbcon_open() (drivers/video/fbdev/core/fbcon.c):
+        # lock_fb_info() before ->fb_open(), unlock_fb_info() in the branch
+        # for its failure.  The kill takes that branch: nothing is left.
+        code = """
+            static int foo_hw_open(struct foo_info *info)
+            {
+            	mutex_lock(&info->hw_lock);
+            	info->users++;
+            	mutex_unlock(&info->hw_lock);
+            	return 0;
+            }
+            static ssize_t open_store(struct device *dev, struct device_attribute *attr,
+            			  const char *buf, size_t count)
+            {
+            	struct foo_info *info = dev_get_drvdata(dev);
+
+            	lock_foo_info(info);
+            	if (info->can_open && foo_hw_open(info)) {
+            		unlock_foo_info(info);
+            		return -ENODEV;
+            	}
+            	unlock_foo_info(info);
+            	return count;
+            }
+            static DEVICE_ATTR_WO(open);
+            """
+        self.assertEqual(self.verdict(code, "foo_hw_open", args="&info->hw_lock"), "converted")
+        # Undone only on success, or on another object: manual.
+        for before, after in (("unlock_foo_info(info);\n            \t\treturn -ENODEV;",
+                               "return -ENODEV;"),
+                              ("unlock_foo_info(info);\n            \t\treturn -ENODEV;",
+                               "unlock_foo_info(info->parent);\n            \t\treturn -ENODEV;"),
+                              ("info->can_open && foo_hw_open(info)",
+                               "info->can_open && !foo_hw_open(info)")):
+            changed = code.replace(before, after)
+            self.assertNotEqual(changed, code)
+            v = self.verdict(changed, "foo_hw_open", args="&info->hw_lock")
+            self.assertTrue(v.startswith("manual: open_store(): lock_foo_info() is called"), v)
+        # `ret = call(); if (ret) goto label;`, where the label undoes it.
+        assigned = code.replace(
+            "\tif (info->can_open && foo_hw_open(info)) {\n            \t\tunlock_foo_info(info);"
+            "\n            \t\treturn -ENODEV;\n            \t}",
+            "\tret = foo_hw_open(info);\n            \tif (ret < 0)\n            \t\tgoto out;").replace(
+            "\tunlock_foo_info(info);\n            \treturn count;",
+            "\tunlock_foo_info(info);\n            \treturn count;\n            out:\n"
+            "            \tunlock_foo_info(info);\n            \treturn ret;").replace(
+            "struct foo_info *info = dev_get_drvdata(dev);", "struct foo_info *info = dev_get_drvdata(dev);\n"
+            "            \tint ret;")
+        self.assertNotEqual(assigned, code)
+        self.assertEqual(self.verdict(assigned, "foo_hw_open", args="&info->hw_lock"), "converted")
+
     def test_caller_effects_before_a_call_whose_error_exit_compensates(self) -> None:
         # Written after nfp_net_refresh_port_table_sync() (drivers/net/
         # ethernet/netronome/nfp/nfp_net_main.c): its -EIO after rtnl_lock()

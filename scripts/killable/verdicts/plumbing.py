@@ -91,15 +91,24 @@ def tested_passes_on(k: "Rules", ff: csource.FileFacts, caller: csource.Function
     if off < 0:
         return False
     cond, branch = body.test_branch(text, off)
-    cond = "".join(cond.split())
-    wrapped = re.match(r"^unlikely\((.*)\)$", cond)
-    cond = wrapped.group(1) if wrapped else cond
-    if not cond.startswith(call.callee + "("):
+    return holds_on_failure(cond, call.callee) and branch_passes_on(k, ff, branch)
+
+
+def holds_on_failure(cond: str, callee: str) -> bool:
+    """cond holds when the call of callee in it fails: `f(...)`,
+    `f(...) < 0`, `ops->f(...) != 0`, or such a test and-ed with others
+    (`info->fbops->fb_open && info->fbops->fb_open(info, 0)`)."""
+    whole = "".join(cond.split())
+    wrapped = re.match(r"^unlikely\((.*)\)$", whole)
+    whole = wrapped.group(1) if wrapped else whole
+    if "||" in whole:
         return False
-    close = csource.matching(cond, len(call.callee), "(", ")")
-    if cond[close + 1:] not in ("", "<0", "!=0"):
-        return False
-    return branch_passes_on(k, ff, branch)
+    for part in whole.split("&&"):
+        part = unparen(part)
+        m = re.match(r"^(?:[\w.>-]*(?:->|\.))?%s\(" % re.escape(callee), part)
+        if m and part[csource.matching(part, m.end() - 1, "(", ")") + 1:] in ("", "<0", "!=0"):
+            return True
+    return False
 
 
 def branch_passes_on(k: "Rules", ff: csource.FileFacts, branch: str) -> bool:
@@ -296,13 +305,16 @@ def stack_handoff(k: "Rules", ff: csource.FileFacts, window: str, objects: set[s
 
 
 def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
-                   poll: bool = False, floor: int = -1, timeout: bool = False) -> str:
+                   poll: bool = False, floor: int = -1, timeout: bool = False,
+                   on_failure: str = "") -> str:
     """What the code between the nearest earlier exit and offset off does
     that an early return there would leave undone: a call that is neither
     side-effect-free nor a known acquisition or release, or a write to
     something that is neither a plain local, a local struct nor an object
     the function allocated.  '' when it only reads.  With poll, the
-    enclosing loop (condition and body) counts as part of the wait."""
+    enclosing loop (condition and body) counts as part of the wait.  At a
+    caller, on_failure is its code for a failure of the call at off
+    (failure_branch): what that undoes is not left."""
     if poll and body.loop_header(text, off) >= 0:
         off = body.loop_header(text, off)
     exit_ = body.nearest_exit(text, off)
@@ -334,6 +346,8 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     for name, at in body.calls_in(window):
         if writes_only_mine(k, ff, window, name, at, mine):
             continue
+        if on_failure and undone_on_failure(k, window, name, at, on_failure):
+            continue
         if PARSER.match(name):
             # A parser's out-parameter in shared memory is a store
             # (kstrtoul(buf, 10, &data->cached_daylight_max)).
@@ -355,7 +369,7 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
         why = loop_rounds_before(k, ff, text, off, mine)
     if why:
         return why
-    lhs = shared_store(window, mine)
+    lhs = shared_store(window, mine, on_failure)
     return f"{lhs} is written" if lhs else ""
 
 
@@ -411,12 +425,14 @@ def call_leaves_nothing(k: "Rules", ff: csource.FileFacts, name: str) -> bool:
         name in t.prims
 
 
-def shared_store(code: str, mine: set[str]) -> str:
+def shared_store(code: str, mine: set[str], on_failure: str = "") -> str:
     """The first store in code to something that is not one of the
-    function's own objects (mine), or ''."""
+    function's own objects (mine), nor set again by the caller's code for
+    a failure (on_failure), or ''."""
+    restored = {re.sub(r"\s+", "", lhs) for lhs in body.stores_in(on_failure)}
     for lhs in body.stores_in(code):
         base = re.match(r"^[*(\s]*(\w+)", lhs)
-        if not base or base.group(1) not in mine:
+        if (not base or base.group(1) not in mine) and re.sub(r"\s+", "", lhs) not in restored:
             return lhs
     return ""
 
@@ -448,7 +464,9 @@ def effects_before_call(k: "Rules", ff: csource.FileFacts, caller: csource.Funct
     new error reaches the caller there, so what the caller changed since
     its own nearest earlier exit would stay changed
     (adp8860_bl_l1_daylight_max_store() parses into data->cached_daylight_max,
-    then calls adp8860_store(), whose lock would fail)."""
+    then calls adp8860_store(), whose lock would fail).  What the caller's
+    own branch for a failure of that call undoes is not left: fbcon_open()
+    takes lock_fb_info() before ->fb_open() and unlocks when it fails."""
     text = csource.blank_noise(body.function_text(k.source_lines(ff.path), caller))
     start = body.line_offset(text, call.line - caller.line)
     m = re.compile(r"\b%s\s*\(" % re.escape(call.callee)).search(text, start)
@@ -456,7 +474,101 @@ def effects_before_call(k: "Rules", ff: csource.FileFacts, caller: csource.Funct
         return ""
     # In a switch dispatcher (kd_ioctl, cec_ioctl), only the call's own
     # case runs before it: the other cases' code is on other paths.
-    return effects_before(k, ff, text, m.start(), floor=body.case_label_before(text, m.start()))
+    return effects_before(k, ff, text, m.start(), floor=body.case_label_before(text, m.start()),
+                          on_failure=failure_branch(text, m.start()))
+
+
+# A test that holds when an int result (or a call itself) failed.
+FAILED_TEST = re.compile(r"^(?:unlikely\((?P<u>.*)\)|(?P<v>.*))$", re.S)
+
+
+def failure_branch(text: str, off: int) -> str:
+    """The code the caller runs when the call at off fails, up to its exit:
+    the branch of `if (call(...))`, `if (a && call(...) < 0)` or of
+    `ret = call(...); if (ret) ...`, with the code of the label it jumps
+    to.  '' when no such test follows or the branch does not leave."""
+    close = csource.matching(text, text.find("(", off), "(", ")")
+    if close < 0:
+        return ""
+    cond, branch = body.test_branch(text, off)
+    if cond:
+        callee = re.match(r"\w+", text[off:])
+        if not callee or not holds_on_failure(cond, callee.group(0)):
+            return ""
+    else:
+        assigned = re.search(r"\b(\w+)\s*=\s*(?:\([^()]*\)\s*)?[\w.>-]*$", text[:off])
+        after = re.match(r"\s*;\s*if\s*\(", text[close + 1:])
+        if not assigned or not after:
+            return ""
+        open_ = close + 1 + after.end() - 1
+        end = csource.matching(text, open_, "(", ")")
+        if end < 0:
+            return ""
+        test = re.sub(r"\s+", "", text[open_ + 1:end])
+        test = re.sub(r"^unlikely\((.*)\)$", r"\1", test)
+        var = assigned.group(1)
+        if test not in (var, var + "<0", var + "!=0", f"IS_ERR({var})"):
+            return ""
+        rest = text[end + 1:].lstrip()
+        if rest.startswith("{"):
+            at = text.index("{", end)
+            branch = text[at + 1:csource.matching(text, at, "{", "}")]
+        else:
+            branch = text[end + 1:text.find(";", end) + 1]
+    leave = re.search(r"\breturn\b[^;]*;|\bgoto\s+(\w+)\s*;", branch)
+    if not leave:
+        return ""
+    code = branch[:leave.end()]
+    if leave.group(1):
+        code += body.label_code(text, leave.group(1))
+    return code
+
+
+def unparen(expr: str) -> str:
+    """expr without the parentheses around all of it."""
+    while expr.startswith("(") and csource.matching(expr, 0, "(", ")") == len(expr) - 1:
+        expr = expr[1:-1]
+    return expr
+
+
+# Verb pairs of a name and the name of its undo (lock_fb_info and
+# unlock_fb_info, iio_channel_start_all_cb and iio_channel_stop_all_cb).
+UNDO_VERBS = (("lock", "unlock"), ("get", "put"), ("start", "stop"), ("enable", "disable"),
+              ("begin", "end"), ("inc", "dec"), ("add", "del"), ("add", "remove"),
+              ("register", "unregister"), ("hold", "release"), ("attach", "detach"),
+              ("open", "close"), ("prepare", "unprepare"), ("map", "unmap"), ("pin", "unpin"),
+              ("acquire", "release"), ("alloc", "free"), ("create", "destroy"), ("set", "clear"))
+
+
+def undo_names(k: "Rules", name: str) -> set[str]:
+    """The names that undo a call of name: its release in the tables, and
+    the name with one verb swapped for its opposite."""
+    names = {k.tables.release_of(name)} - {""}
+    words = name.split("_")
+    for i, w in enumerate(words):
+        for do, undo in UNDO_VERBS:
+            if w == do:
+                names.add("_".join(words[:i] + [undo] + words[i + 1:]))
+    return names
+
+
+def undone_on_failure(k: "Rules", code: str, name: str, at: int, on_failure: str) -> bool:
+    """The call of name at offset at in code is undone, on the same first
+    argument, by the caller's code for a failure (on_failure)."""
+    first = first_argument(code, at)
+    for undo in undo_names(k, name):
+        for m in re.finditer(r"\b%s\s*\(" % re.escape(undo), on_failure):
+            if first_argument(on_failure, m.start()) == first:
+                return True
+    return False
+
+
+def first_argument(code: str, at: int) -> str:
+    """The first argument of the call at offset at, without blanks."""
+    open_ = code.find("(", at)
+    close = csource.matching(code, open_, "(", ")")
+    args = csource.split_args(code[open_ + 1:close]) if close > 0 else []
+    return re.sub(r"\s+", "", args[0]) if args else ""
 
 
 def lock_taken_by(release: str) -> str:
