@@ -365,6 +365,46 @@ static inline void *memdup_user(const void __user *src, size_t n)
 	memcpy(p, src, n);
 	return p;
 }
+static inline char *memdup_user_nul(const void __user *src, size_t n)
+{
+	char *p;
+
+	if (!src)
+		return ERR_PTR(-EFAULT);
+	p = kt_alloc(n + 1, 0);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	memcpy(p, src, n);
+	p[n] = '\0';
+	return p;
+}
+/* lib/string.c's strim(): blanks off both ends, in place */
+static inline char *strstrip(char *s)
+{
+	size_t len = strlen(s);
+
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\n' || s[len - 1] == '\t'))
+		s[--len] = '\0';
+	while (*s == ' ' || *s == '\n' || *s == '\t')
+		s++;
+	return s;
+}
+#define strim(s) strstrip(s)
+/* lib/string.c's __sysfs_match_string(): a trailing newline matches too */
+static inline int __sysfs_match_string(const char * const *array, size_t n, const char *s)
+{
+	size_t i, len;
+
+	for (i = 0; i < n; i++) {
+		if (!array[i])
+			continue;
+		len = strlen(array[i]);
+		if (!strncmp(array[i], s, len) && (s[len] == '\0' || (s[len] == '\n' && !s[len + 1])))
+			return (int)i;
+	}
+	return -EINVAL;
+}
+#define sysfs_match_string(a, s) __sysfs_match_string(a, sizeof(a) / sizeof((a)[0]), s)
 static inline char *strndup_user(const char __user *s, long n)
 {
 	size_t len;
