@@ -543,6 +543,10 @@ class TestEffectsBeforeSleep(VerdictCase):
 
             	inode_lock(gb_inode);
             	status = foo_read(osb, gb_inode);
+            	if (status)
+            		goto bail;
+            	status = foo_count(osb, gb_inode);
+            bail:
             	inode_unlock(gb_inode);
             	iput(gb_inode);
             	return status;
@@ -561,8 +565,29 @@ class TestEffectsBeforeSleep(VerdictCase):
             };
             """
         v = self.verdict(code, "foo_scan", prim="inode_lock", args="gb_inode")
-        self.assertEqual(v, "manual: the parameter gb_inode is released after the sleep "
+        self.assertEqual(v, "manual: the parameter gb_inode is released on the way out "
                             "(iput()), not taken here; an early return would skip that")
+        # dlm_user_adopt_orphan() (fs/dlm/lock.c:5905-5970): `out:
+        # kfree(ua_tmp);`, a parameter guarded by its own test, the same.
+        guarded = code.replace("\tiput(gb_inode);", "\tif (gb_inode)\n            \t\tkfree(gb_inode);")
+        self.assertNotEqual(guarded, code)
+        v = self.verdict(guarded, "foo_scan", prim="inode_lock", args="gb_inode")
+        self.assertTrue(v.startswith("manual: the parameter gb_inode is released on the way out"), v)
+        # A release on some paths only is no handover: pn_sock_unbind_res()
+        # (net/phonet/socket.c:650-675) puts the table's reference when it
+        # cleared the entry; video_open() (drivers/media/platform/qcom/
+        # camss/camss-video.c:830-880) releases its own fh when it failed.
+        for cond in ("if (status == 0)", "if (status)"):
+            some = code.replace("\tiput(gb_inode);", "\t%s\n            \t\tiput(gb_inode);" % cond)
+            self.assertEqual(self.verdict(some, "foo_scan", prim="inode_lock", args="gb_inode"),
+                             "converted")
+        # Nor is a release in the middle (genlmsg_put() fills a message).
+        middle = code.replace("\tstatus = foo_count(osb, gb_inode);",
+                              "\tstatus = foo_count(osb, gb_inode);\n            \tiput(gb_inode);").replace(
+            "\tinode_unlock(gb_inode);\n            \tiput(gb_inode);", "\tinode_unlock(gb_inode);")
+        self.assertNotEqual(middle, code)
+        self.assertEqual(self.verdict(middle, "foo_scan", prim="inode_lock", args="gb_inode"),
+                         "converted")
 
     LOOP = """
         static ssize_t eject_store(struct device *dev, struct device_attribute *attr,

@@ -370,34 +370,82 @@ def later_exits_undo(c: Context) -> str:
     text, offs = c.calls
     start = body.body_start(text)
     for off in offs:
-        before, after = text[start:off], text[off:]
-        why = consumed_param(c, text[:start], before, after) or undone_count(before, after)
+        why = consumed_param(c, text, start, off) or undone_count(text[start:off], text[off:])
         if why:
             return f"manual: {c.where(off)}{why}; an early return would skip that"
     return ""
 
 
-def consumed_param(c: Context, head: str, before: str, after: str) -> str:
-    """A pointer parameter the function releases after the sleep without
-    having taken it: its caller hands the reference over, and every exit
-    must give it back (ocfs2_info_freefrag_scan_bitmap()'s `bail:` ends in
-    iput(gb_inode), the caller's reference)."""
+def consumed_param(c: Context, text: str, start: int, off: int) -> str:
+    """A pointer parameter the function releases on its way out, on every
+    path, without having taken it: its caller hands the reference over,
+    and every exit must give it back (ocfs2_info_freefrag_scan_bitmap()'s
+    `bail:` ends in iput(gb_inode), the caller's reference;
+    dlm_user_adopt_orphan()'s `out:` frees ua_tmp).  Only a release in the
+    common exit counts: between the last label and the final return, not
+    under a condition other than a test of the parameter itself.  A
+    release on some paths only (pn_sock_unbind_res()'s sock_put() when the
+    table held the socket, v4l2_fh_release() when its own open failed) is
+    no handover."""
     t = c.k.tables
+    head, before = text[:start], text[start:off]
     params = {p for p, ptr in effects.function_params(head, c.fn.name) if p and ptr}
-    for name, at in body.calls_in(after):
+    exit_ = common_exit(text, start)
+    if exit_ is None:
+        return ""
+    for name, at in body.calls_in(text[exit_[0]:exit_[1]]):
+        at += exit_[0]
         if not t.is_release(name) or NOT_RELEASES.match(name) or t.is_lock_release(name):
             continue
-        arg = first_arg(after, at)
-        if arg not in params:
+        arg = first_arg(text, at)
+        if arg not in params or at < off or not unguarded(text, exit_[0], at, arg):
             continue
+        if re.search(r"(?<![=!<>])\b%s\s*=(?!=)" % re.escape(arg), text[start:]):
+            continue        # the name is reused for something the function got itself
         if any(first_arg(before, a) == arg and (t.is_release(n) or c.k.is_acquire(n))
                for n, a in body.calls_in(before)) or \
-                any(a > 0 and first_arg(after, a) == arg and not t.is_release(n) and
+                any(a > off and first_arg(text, a) == arg and not t.is_release(n) and
                     (c.k.is_acquire(n) or TAKES.search(n))
-                    for n, a in body.calls_in(after[:at])):
-            continue        # released or taken here (after the sleep's own call), not handed over
-        return f"the parameter {arg} is released after the sleep ({name}()), not taken here"
+                    for n, a in body.calls_in(text[:at])):
+            continue        # released or taken here, not handed over
+        return f"the parameter {arg} is released on the way out ({name}()), not taken here"
     return ""
+
+
+def common_exit(text: str, start: int) -> tuple[int, int] | None:
+    """(start, end) of the code every path leaves through: from the last
+    label at the function's own level to the final return after it."""
+    depth, level = 0, []
+    for i in range(start, len(text)):
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+        level.append(depth)
+    def top(pos: int) -> bool:
+        return 0 <= pos - start < len(level) and level[pos - start] == 0
+    finals = [m for m in re.finditer(r"\breturn\b[^;]*;", text) if m.start() > start and top(m.start())]
+    if not finals:
+        return None
+    final = finals[-1]
+    labels = [m for m in re.compile(r"(?m)^\s*(\w+)\s*:(?!:)").finditer(text, start, final.start())
+              if m.group(1) not in ("default", "case") and top(m.start(1))]
+    if not labels:
+        return None
+    return labels[-1].end(), final.start()
+
+
+def unguarded(text: str, exit_start: int, at: int, arg: str) -> bool:
+    """The call at at runs whenever the exit does: it is a statement of its
+    own, or the body of `if (arg)`."""
+    prev = max(text.rfind(";", exit_start, at), text.rfind("}", exit_start, at),
+               text.rfind("{", exit_start, at), exit_start)
+    lead = text[prev + 1:at].strip()
+    if not lead:
+        return True
+    m = re.fullmatch(r"if\s*\(\s*(?:%s|%s\s*!=\s*NULL|!IS_ERR_OR_NULL\(\s*%s\s*\))\s*\)"
+                     % ((re.escape(arg),) * 3), lead)
+    return m is not None
 
 
 COUNT_UP = re.compile(r"(?:\b(?:atomic|atomic_long|refcount|local)_inc\s*\(\s*&?\s*([\w.>-]+)\s*\)"
