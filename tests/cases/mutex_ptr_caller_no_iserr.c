@@ -1,10 +1,11 @@
 /*
  * mutex_ptr_caller_no_iserr: `struct prof *prof_lookup()` takes the mutex
  * and returns an entry or NULL; its caller (an ioctl) tests only for NULL.
- * Returning ERR_PTR(-EINTR) would be dereferenced.
+ * Returning ERR_PTR(-EINTR) would be dereferenced, but NULL is already
+ * what the lookup returns when it fails, and the caller leaves with
+ * -ENOENT on it.
  *
- * Expect: no change; report `manual: pointer return; a caller does not
- * test IS_ERR`.
+ * Expect: converted, `return NULL;` at the lock (not ERR_PTR).
  */
 // setup: kt_file.private_data = &profs
 // entry: prof_ioctl(&kt_file, PROF_GET, 1)

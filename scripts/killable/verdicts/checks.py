@@ -140,11 +140,32 @@ def return_type(c: Context) -> str:
     if why:
         return why
     if rtype.endswith("*"):
-        if not plumbing.pointer_checked(c.k, c.ff, c.fn, c.reach):
-            return "manual: pointer return; a caller does not test IS_ERR"
+        if plumbing.pointer_checked(c.k, c.ff, c.fn, c.reach):
+            return ""
+        if returns_null(c) and plumbing.null_checked(c.k, c.ff, c.fn, c.reach):
+            # Its callers already take NULL for a failure and leave with an
+            # error (acm_tty_install(): `if (!acm) return -ENODEV;`).
+            c.k.null_failing.add((c.ff.path, c.fn.name))
+            return ""
+        return "manual: pointer return; a caller does not test IS_ERR"
     elif not types.carries_errno(rtype):
         return f"manual: return type {rtype} cannot carry an error"
     return ""
+
+
+def returns_null(c: Context) -> bool:
+    """The function already returns NULL on some path: `return NULL;`, or
+    a local it sets to NULL (acm_get_by_minor()'s `acm = NULL;` for a
+    disconnected device)."""
+    text = body.function_text(c.lines, c.fn)
+    for _, value in c.fn.returns:
+        for v in value_branches(value):
+            v = v.strip("() \t")
+            if v == "NULL":
+                return True
+            if re.match(r"^\w+$", v) and re.search(r"\b%s\s*=\s*NULL\s*;" % re.escape(v), text):
+                return True
+    return False
 
 
 def handoff(c: Context) -> str:

@@ -65,6 +65,50 @@ def pointer_checked(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
     return True
 
 
+def null_checked(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
+                 reach: reachability.Reach, depth: int = 0) -> bool:
+    """Every caller of a pointer-returning fn takes NULL for a failure: it
+    tests the result for NULL first thing and that branch leaves with an
+    error (`acm = acm_get_by_minor(tty->index); if (!acm) return -ENODEV;`),
+    or a static pointer returner hands the result on to callers that do.
+    A NULL that means "none yet" (`if (!p) p = create(...);`) is no
+    failure."""
+    found = callers(ff, fn.name)
+    if not found or depth > PLUMB_DEPTH or fn.name in reach.errptr_roots:
+        return False
+    for caller, call in found:
+        text, off = call_offset(k, ff, caller, call)
+        if off < 0:
+            return False
+        if call.use == "returned" and caller.is_static and caller.return_type.endswith("*"):
+            if null_checked(k, ff, caller, reach, depth + 1):
+                continue
+            return False
+        if call.use == "tested":
+            cond, branch = body.test_branch(text, off)
+            close = csource.matching(text, text.find("(", off), "(", ")")
+            mine = "".join(text[off:close + 1].split())
+            if "".join(cond.split()) in ("!" + mine, mine + "==NULL") and \
+                    branch_passes_on(k, ff, branch):
+                continue
+            return False
+        if not call.use.startswith("assigned:"):
+            return False
+        var = call.use.split(":", 1)[1]
+        close = csource.matching(text, text.find("(", off), "(", ")")
+        m = re.match(r"\s*;\s*if\s*\(", text[close + 1:]) if close > 0 else None
+        if not m or not re.match(r"^\w+$", var):
+            return False
+        open_ = close + 1 + m.end() - 1
+        end = csource.matching(text, open_, "(", ")")
+        test = "".join(text[open_ + 1:end].split())
+        if test not in ("!" + var, var + "==NULL", f"unlikely(!{var})", f"IS_ERR_OR_NULL({var})"):
+            return False
+        if not branch_passes_on(k, ff, body.test_branch(text, open_ + 1)[1]):
+            return False
+    return True
+
+
 def call_offset(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
                 call: csource.Call) -> tuple[str, int]:
     """The caller's blanked text and the offset of call in it (-1: not found)."""

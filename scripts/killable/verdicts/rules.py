@@ -91,6 +91,9 @@ class Rules:
         self.own_macros: dict[str, dict[str, tuple[bool, set[str]]]] = {}
         self.header_effects: dict[str, dict[str, frozenset[int]]] = {}
         self.fails: set[tuple[str, str]] = set()
+        # (file, function): pointer returners that fail with NULL, not an
+        # ERR_PTR (checks.return_type: every caller tests NULL as an error).
+        self.null_failing: set[tuple[str, str]] = set()
         self.labels: dict[tuple[str, str, str], tuple[int, str]] = {}
         self.external: dict[str, dict[str, set[str]]] | None = None
         # A subset's files (callgraph.reach_subset): a caller walk that
@@ -738,7 +741,12 @@ class Rules:
     def err_return(self, p, prim: str, value: str = "") -> str:
         """The error a failed twin makes the function return."""
         err = value or self.error(prim)
-        return f"ERR_PTR({err})" if self.returns_pointer(p) else err
+        if not self.returns_pointer(p):
+            return err
+        fn = self.function_named(self.real_file(p), p[0].current_element)
+        if fn is not None and (self.real_file(p), fn.name) in self.null_failing:
+            return "NULL"
+        return f"ERR_PTR({err})"
 
     def keeps_code(self, prim: str) -> bool:
         """The twin's own result is the error (not so for schedule_timeout)."""
