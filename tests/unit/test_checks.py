@@ -388,6 +388,40 @@ class TestEffectsBeforeSleep(VerdictCase):
         self.assertNotEqual(assigned, code)
         self.assertEqual(self.verdict(assigned, "foo_hw_open", args="&info->hw_lock"), "converted")
 
+    def test_an_open_writes_the_file_it_opens(self) -> None:
+        # fb_open() (drivers/video/fbdev/core/fbmem.c:1400-1440) sets
+        # file->private_data before ->fb_open(): when the open fails,
+        # do_dentry_open() drops that file without ->release.
+        code = """
+            static int foo_hw_open(struct foo_info *info)
+            {
+            	mutex_lock(&info->hw_lock);
+            	info->users++;
+            	mutex_unlock(&info->hw_lock);
+            	return 0;
+            }
+            static int foo_open(struct inode *inode, struct file *file)
+            {
+            	struct foo_info *info = inode->i_private;
+            	int res;
+
+            	file->private_data = info;
+            	res = foo_hw_open(info);
+            	return res;
+            }
+            static const struct file_operations foo_fops = {
+            	.open = foo_open,
+            };
+            """
+        self.assertEqual(self.verdict(code, "foo_hw_open", args="&info->hw_lock"), "converted")
+        # The same from a ->write: the file lives on.
+        write = code.replace("static int foo_open(struct inode *inode, struct file *file)",
+                             "static ssize_t foo_write(struct file *file, const char __user *buf, "
+                             "size_t n, loff_t *pos)").replace(".open = foo_open", ".write = foo_write")
+        self.assertNotEqual(write, code)
+        v = self.verdict(write, "foo_hw_open", args="&info->hw_lock")
+        self.assertTrue(v.startswith("manual: foo_write(): file->private_data is written"), v)
+
     def test_caller_effects_before_a_call_whose_error_exit_compensates(self) -> None:
         # Written after nfp_net_refresh_port_table_sync() (drivers/net/
         # ethernet/netronome/nfp/nfp_net_main.c): its -EIO after rtnl_lock()

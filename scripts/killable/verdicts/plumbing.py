@@ -380,7 +380,7 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     own = effects.body_locals("", "", text[body.body_start(text):])
     mine = body.local_objects(text) | (own.scalars - own.statics) | {
         m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*(\w+)\s*\(", text[:off])
-        if t.style_of(m.group(2)) == "alloc"}
+        if t.style_of(m.group(2)) == "alloc"} | opened_file(ff, text)
     if timeout and timeout_exit_leaves(k, ff, text, off):
         # The timeout exit already leaves what was started; only a buffer
         # of this stack frame handed on must not be left behind.
@@ -415,6 +415,19 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
         return why
     lhs = shared_store(window, mine, on_failure)
     return f"{lhs} is written" if lhs else ""
+
+
+def opened_file(ff: csource.FileFacts, text: str) -> set[str]:
+    """The struct file parameter of a file_operations .open, the file being
+    opened: when ->open fails, do_dentry_open() drops that file without
+    ->release, so what the open wrote into it (fb_open()'s
+    `file->private_data = info;`) is seen by nobody."""
+    head = text[:body.body_start(text)]
+    name = re.search(r"(\w+)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*\{?\s*$", head)
+    if not name or not any(r.func == name.group(1) and r.member == "open" and
+                           r.struct_type == "file_operations" for r in ff.refs):
+        return set()
+    return {m.group(1) for m in re.finditer(r"\bstruct\s+file\s*\*\s*(\w+)\s*[,)]", head)}
 
 
 def writes_only_mine(k: "Rules", ff: csource.FileFacts, code: str, name: str, at: int,
