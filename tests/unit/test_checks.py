@@ -528,6 +528,12 @@ class TestEffectsBeforeSleep(VerdictCase):
         self.assertTrue(v.startswith("manual: sigs_store():"), v)
         io = code.replace("return -ENOMEM;", "return -EIO;")
         self.assertEqual(self.verdict(io, "foo_copy_sigs", args="&stat->sig_mutex"), "converted")
+        # Nor is a check of state under the lock (fw_upload_start()'s -EBUSY
+        # in drivers/base/firmware_loader/sysfs_upload.c:241-246, which
+        # leaves firmware_loading_store()'s fw_priv done with no worker).
+        busy = code.replace("return -ENOMEM;", "return -EBUSY;")
+        v = self.verdict(busy, "foo_copy_sigs", args="&stat->sig_mutex")
+        self.assertTrue(v.startswith("manual: sigs_store():"), v)
 
 
     def test_a_count_raised_before_and_lowered_after_is_held(self) -> None:
@@ -2259,6 +2265,20 @@ class TestResultLiveAcross(unittest.TestCase):
         self.assertFalse(rules.result_live_across("ret", "\n\t\t", text,
                                                   text.index("mutex_lock(&d->mtx);")))
 
+
+    def test_a_value_a_negative_test_keeps(self) -> None:
+        # power_role_store() (drivers/usb/typec/class.c:1482-1494): `ret =
+        # sysfs_match_string(...); if (ret < 0) return ret;` leaves the
+        # role in ret, which ->pr_set() gets after the lock.
+        text = ("{\n\tint ret;\n\tret = sysfs_match_string(roles, buf);\n\tif (ret < 0)\n"
+                "\t\treturn ret;\n\tmutex_lock(&p->lock);\n\tret = p->ops->pr_set(p, ret);\n"
+                "\tmutex_unlock(&p->lock);\n\treturn ret;\n}\n")
+        off = text.index("mutex_lock(")
+        between = text[text.index(";", text.index("sysfs_match_string")) + 1:off]
+        self.assertTrue(rules.result_live_across("ret", between, text, off))
+        # `if (ret)` leaves only 0.
+        zero = between.replace("ret < 0", "ret")
+        self.assertFalse(rules.result_live_across("ret", zero, text.replace("ret < 0", "ret"), off - 4))
 
 class TestTimeLeftType(VerdictCase):
     """checks.time_left_type: a `_timeout` wait's result must be able to

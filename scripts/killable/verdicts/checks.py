@@ -552,11 +552,18 @@ def callers_lose_error(c: Context) -> str:
 
 
 ERRNO_CONST = re.compile(r"-\s*(E[A-Z0-9]+)\b")
-# An allocation failure is no proof that callers' error paths run: with
-# GFP_KERNEL small allocations it does not happen, so code written after
-# it was never exercised (ecryptfs_copy_mount_wide_sigs_to_inode_sigs()
-# fails only with ecryptfs_add_keysig()'s -ENOMEM).
-ALLOCATION_ERRNOS = frozenset({"ENOMEM"})
+# The errors that prove callers' error paths run: the world failed (I/O,
+# a device gone, a timeout, a full disk).  An allocation failure is no
+# proof: with GFP_KERNEL small allocations it does not happen
+# (ecryptfs_copy_mount_wide_sigs_to_inode_sigs() fails only with
+# ecryptfs_add_keysig()'s -ENOMEM).  Nor is a check of the object's state
+# under the lock (-EBUSY, -EINVAL): it may never be taken, and what the
+# callers do on it may be a latent bug of its own (fw_upload_start()'s
+# -EBUSY leaves firmware_loading_store()'s fw_priv done with no worker).
+EXTERNAL_ERRNOS = frozenset({"EIO", "ENODEV", "ENXIO", "ETIMEDOUT", "EREMOTEIO", "EPROTO",
+                             "ECOMM", "ESHUTDOWN", "EPIPE", "ENOLINK", "ECONNRESET",
+                             "ECONNREFUSED", "EHOSTUNREACH", "ENETDOWN", "ENOSPC", "EDQUOT",
+                             "EROFS", "EILSEQ", "EBADMSG", "ENOMEDIUM", "ETIME"})
 
 
 def errors_after_sleep(c: Context, text: str, offs: list[int]) -> bool:
@@ -570,7 +577,7 @@ def errors_after_sleep(c: Context, text: str, offs: list[int]) -> bool:
     something (nfp_net_refresh_port_table_sync() sets NFP_PORT_CHANGED on
     every port before its -EIO) may be what its callers count on, and the
     new exit would skip it.  One of them must fail for a reason that
-    happens (see ALLOCATION_ERRNOS).  An error only before the sleep is no
+    happens (see EXTERNAL_ERRNOS).  An error only before the sleep is no
     proof either: it may be a check the callers have made already
     (adp8860_store() parses the buffer that
     adp8860_bl_l1_daylight_max_store() parsed before it)."""
@@ -619,12 +626,11 @@ def declared_in(text: str, name: str) -> bool:
 
 def real_failure(c: Context, text: str, window: str, value: str, depth: int) -> bool:
     """The returned value (a -E constant, ERR_PTR/PTR_ERR of one, a call, or
-    a local set in window) may be an errno other than an allocation
-    failure."""
+    a local set in window) may be an errno of EXTERNAL_ERRNOS."""
     value = value.strip("() \t")
     consts = ERRNO_CONST.findall(value)
     if consts:
-        return any(e not in ALLOCATION_ERRNOS for e in consts)
+        return any(e in EXTERNAL_ERRNOS for e in consts)
     wrapped = re.match(r"^(?:ERR_PTR|PTR_ERR|ERR_CAST)\s*\((.*)\)$", value, re.S)
     if wrapped:
         return depth < 3 and real_failure(c, text, window, wrapped.group(1), depth + 1)
@@ -642,7 +648,7 @@ def real_failure(c: Context, text: str, window: str, value: str, depth: int) -> 
 def callee_may_fail(c: Context, text: str, name: str, depth: int) -> bool:
     """A call whose errors include one that happens: an ops member's (its
     implementations fail for reasons of their own), or a function of the
-    tree that returns another -E constant or passes on such a call's."""
+    tree that returns one of EXTERNAL_ERRNOS or passes on such a call's."""
     if name in body.KEYWORDS or c.k.is_pure_call(c.ff, name):
         return False
     if re.search(r"(?:->|\.)\s*%s\s*\(" % re.escape(name), text):
@@ -657,7 +663,7 @@ def callee_may_fail(c: Context, text: str, name: str, depth: int) -> bool:
     if fn is None or fn.return_type.strip() == "void":
         return False
     ctext = csource.blank_noise(body.function_text(lines, fn))
-    if any(e not in ALLOCATION_ERRNOS for e in ERRNO_CONST.findall(ctext)):
+    if any(e in EXTERNAL_ERRNOS for e in ERRNO_CONST.findall(ctext)):
         return True
     if depth >= 1:
         return False

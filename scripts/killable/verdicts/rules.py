@@ -59,11 +59,25 @@ def result_live_across(name: str, between: str, text: str, off: int) -> bool:
     stored again (rfkill_fop_read(): `ret = wait_event_interruptible(...);
     mutex_lock(&data->mtx); if (ret) goto out;`: `ret =` of the twin
     would lose the wait's -ERESTARTSYS)."""
-    if re.search(r"\b%s\b" % re.escape(name), between):
-        return False        # tested before the sleep: 0 there, or gone
+    v = re.escape(name)
+    if re.search(r"\bif\s*\(\s*(?:unlikely\s*\(\s*)?%s\s*(?:!=\s*0\s*)?\)" % v, between):
+        return False        # any other value left before the sleep: 0 there
+    negative_exit = r"\bif\s*\(\s*(?:unlikely\s*\(\s*)?%s\s*<\s*0\s*\)?\s*\)\s*" \
+        r"(?:return[^;]*;|goto\s+\w+\s*;|\{[^{}]*\}|;)" % v
+    if re.search(r"\b%s\b" % v, re.sub(negative_exit, "", between)):
+        return False        # read or changed before the sleep: gone
+    # `if (ret < 0) return ret;` keeps a value >= 0 (power_role_store():
+    # the role sysfs_match_string() found, which ->pr_set() gets after the
+    # lock).
     end = text.find(";", off)
     nxt = re.compile(r"\b%s\b(\s*=(?!=))?" % re.escape(name)).search(text, end + 1 if end >= 0 else off)
-    return bool(nxt) and not nxt.group(1)
+    if not nxt:
+        return False
+    if not nxt.group(1):
+        return True
+    # Stored again, from a value that reads it (`ret = ops->pr_set(p, ret);`).
+    stop = text.find(";", nxt.end())
+    return re.search(r"\b%s\b" % v, text[nxt.end():stop if stop >= 0 else len(text)]) is not None
 
 
 class Rules:
