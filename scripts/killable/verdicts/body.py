@@ -280,6 +280,13 @@ def stores_in(text: str) -> list[str]:
             lhs = text[m.end():end].strip()
         if not lhs or "," in lhs:
             continue
+        call = re.search(r"(\w+)\s*$", text[:start - 1]) if text[start - 1:start] == "(" else None
+        if call and lhs.endswith(")") and lhs.count(")") == 1 and \
+                call.group(1) not in KEYWORDS and call.group(1) != "sizeof":
+            # A macro that names a place (f2fs's `MAIN_SECS(sbi) -= secs;`,
+            # which is sbi->sm_info->main_secs): a store to what it reaches.
+            out.append(" ".join((call.group(1) + "(" + lhs).split()))
+            continue
         if re.search(r"->|\.\s*\w+\s*$|\]\s*$", lhs) or lhs.startswith("*"):
             # A declaration such as `struct foo *f = ...` ends in a plain name.
             if re.match(r"^(?:const\s+|static\s+|struct\s+|unsigned\s+|enum\s+)*\w+[\s*]+\w+$", lhs):

@@ -963,22 +963,13 @@ def killable_mnf(k: "Rules", ff: csource.FileFacts, f: csource.Function) -> str:
 
 
 def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
-                    reach: reachability.Reach, like_timeout: bool = False,
-                    errors_flow: bool = False) -> str:
+                    reach: reachability.Reach, like_timeout: bool = False) -> str:
     """A reason the new error would be lost on the way back, or ''.
 
     With like_timeout, the new error leaves fn where its timeout error
     already does: what a caller did before the call already stays behind
     on that error, so only a caller that treats -ETIMEDOUT apart (a reset,
     a retry) stops the walk.
-
-    With errors_flow, fn already returns a negative errno on some path, so
-    every caller that passes its result on already takes an error from
-    that call after what it did before it: the new error takes the same
-    exit (stm32_adfsdm_dai_prepare() stops the iio callbacks, then returns
-    what iio_write_channel_attribute() returns, an I/O error of ->write_raw
-    today).  A caller that drops the result never did, and is plumbed: what
-    it and its callers did before the call counts again.
 
     The walk goes up through callers in this file and, with the audit's
     whole-tree data, through the call sites of the members a function is
@@ -993,8 +984,6 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
     to_int: set[str] = {fn.name} if fn.return_type == "void" else set()
     seen: set[tuple[str, str]] = set()
     todo: list[tuple[csource.FileFacts, csource.Function, int]] = [(ff, fn, 0)]
-    # The functions on the walk whose callers' calls already return errors.
-    flowing: set[tuple[str, str]] = {(ff.path, fn.name)} if errors_flow else set()
     while todo:
         fff, f, depth = todo.pop()
         if (fff.path, f.name) in seen:
@@ -1046,19 +1035,11 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
             continue
         for ffc, caller, call in found:
             why = caller_problem(k, ff, (ffc, caller, call), reach if ffc is ff else k.reach[ffc.path],
-                                 f, depth, plan, todo, like_timeout, to_int,
-                                 (fff.path, f.name) in flowing)
+                                 f, depth, plan, todo, like_timeout, to_int)
             if why:
                 return why
-            if (fff.path, f.name) in flowing and call.use != "discarded":
-                flowing.add((ffc.path, caller.name))
     if truth_valued(fn):
         return f"{fn.name}() returns a truth value; callers would read -EINTR as true"
-    if plan and errors_flow:
-        # A caller made to check the result takes a new error, and a
-        # function reached both through it and through callers that already
-        # took errors may have been read as the latter: walk again without.
-        return callers_problem(k, ff, fn, reach, like_timeout, False)
     k.plan.setdefault(ff.path, set()).update(plan)
     k.to_int.setdefault(ff.path, set()).update(to_int)
     return ""
@@ -1067,12 +1048,10 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
 def caller_problem(k: "Rules", ff: csource.FileFacts, at: Caller, creach: reachability.Reach,
                    f: csource.Function, depth: int, plan: set[tuple[str, str]],
                    todo: list[tuple[csource.FileFacts, csource.Function, int]],
-                   like_timeout: bool = False, to_int: set[str] | None = None,
-                   errors_flow: bool = False) -> str:
+                   like_timeout: bool = False, to_int: set[str] | None = None) -> str:
     """One call of f on the walk: why the error is lost there, or '' with
     the caller queued (todo) or planned (plan: this file's callers that
-    must now check the result; to_int: those of them that become int).
-    With errors_flow, f's errors already reach this call (callers_problem)."""
+    must now check the result; to_int: those of them that become int)."""
     ffc, caller, call = at
     if signal_free_caller(k, ffc, caller, creach):
         return ""       # the twin never fails there
@@ -1083,8 +1062,6 @@ def caller_problem(k: "Rules", ff: csource.FileFacts, at: Caller, creach: reacha
             return (f"{caller.name}() treats -ETIMEDOUT apart (a reset, a retry), which the "
                     f"new error of {name}() would skip")
         why = ""
-    elif errors_flow and call.use != "discarded":
-        why = ""        # its existing errors already leave what it did before
     else:
         why = effects_before_call(k, ffc, caller, call)
     if why:

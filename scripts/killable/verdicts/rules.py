@@ -70,6 +70,9 @@ def result_live_across(name: str, between: str, text: str, off: int) -> bool:
     # the role sysfs_match_string() found, which ->pr_set() gets after the
     # lock).
     end = text.find(";", off)
+    # An exit branch after it (`{ ret = -EOPNOTSUPP; goto unlock; }` in
+    # power_role_store()) is another path: what it stores is no read.
+    text = body.without_exit_branches(text)
     nxt = re.compile(r"\b%s\b(\s*=(?!=))?" % re.escape(name)).search(text, end + 1 if end >= 0 else off)
     if not nxt:
         return False
