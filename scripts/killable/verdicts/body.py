@@ -257,6 +257,14 @@ def calls_in(text: str) -> list[tuple[str, int]]:
             if m.group(1) not in KEYWORDS]
 
 
+def first_arg(text: str, call_off: int) -> str:
+    """The first argument of the call at call_off, without blanks and `&`."""
+    open_ = text.find("(", call_off)
+    close = csource.matching(text, open_, "(", ")") if open_ >= 0 else -1
+    args = csource.split_args(text[open_ + 1:close]) if close > 0 else []
+    return "".join(args[0].split()).lstrip("&") if args else ""
+
+
 def stores_in(text: str) -> list[str]:
     """Left-hand sides that are not plain locals: members, derefs, elements.
 
@@ -282,7 +290,7 @@ def stores_in(text: str) -> list[str]:
             continue
         call = re.search(r"(\w+)\s*$", text[:start - 1]) if text[start - 1:start] == "(" else None
         if call and lhs.endswith(")") and lhs.count(")") == 1 and \
-                call.group(1) not in KEYWORDS and call.group(1) != "sizeof":
+                call.group(1) not in KEYWORDS:
             # A macro that names a place (f2fs's `MAIN_SECS(sbi) -= secs;`,
             # which is sbi->sm_info->main_secs): a store to what it reaches.
             out.append(" ".join((call.group(1) + "(" + lhs).split()))

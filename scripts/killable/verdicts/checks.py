@@ -228,14 +228,6 @@ def seq_stop_releases(c: Context) -> str:
     return ""
 
 
-def first_arg(text: str, call_off: int) -> str:
-    """The first argument of the call at call_off, without spaces and `&`."""
-    open_ = text.index("(", call_off)
-    close = csource.matching(text, open_, "(", ")")
-    args = csource.split_args(text[open_ + 1:close])
-    return "".join(args[0].split()).lstrip("&") if args else ""
-
-
 def caller_lock_dropped(c: Context) -> str:
     """A function that releases a lock it never took runs with its caller's
     lock held and must return with it held: bailing out of the sleep (or of
@@ -249,13 +241,13 @@ def caller_lock_dropped(c: Context) -> str:
     for name, off in calls:
         off += start
         if c.k.tables.is_lock_release(name):
-            lock = first_arg(text, off)
+            lock = body.first_arg(text, off)
             if lock not in taken:
                 return (f"refused: {c.fn.name}() releases {lock or name + '()'}, which it did not "
                         "take (its caller or a callee did); a failed sleep would return "
                         "without it")
         elif (c.k.is_acquire(name) or "lock" in name) and not c.k.tables.is_pure(name):
-            taken.add(first_arg(text, off))
+            taken.add(body.first_arg(text, off))
     return ""
 
 
@@ -363,7 +355,7 @@ def released_later(c: Context) -> str:
         for name, at in body.calls_in(after):
             if not t.is_release(name) or NOT_RELEASES.match(name):
                 continue
-            arg = first_arg(after, at)
+            arg = body.first_arg(after, at)
             if arg not in taken:
                 continue
             src, end = taken[arg]
@@ -371,10 +363,10 @@ def released_later(c: Context) -> str:
                 continue        # the shapes undo a known acquisition; a getter takes nothing
             between = before[end:]
             if re.search(r"\bgoto\s+\w+\s*;", between) or \
-                    any(t.is_release(n) and first_arg(between, a) == arg
+                    any(t.is_release(n) and body.first_arg(between, a) == arg
                         for n, a in body.calls_in(between)):
                 continue        # an exit after it already unwinds to a label; or released
-            if any(first_arg(after, a) == arg and (c.k.is_acquire(n) or TAKES.search(n))
+            if any(body.first_arg(after, a) == arg and (c.k.is_acquire(n) or TAKES.search(n))
                    for n, a in body.calls_in(after[:at])):
                 continue        # what is released was taken after the sleep
             return (f"manual: {c.where(off)}{arg} from {src}() is released after the sleep "
@@ -418,14 +410,14 @@ def consumed_param(c: Context, text: str, start: int, off: int) -> str:
         at += exit_[0]
         if not t.is_release(name) or NOT_RELEASES.match(name) or t.is_lock_release(name):
             continue
-        arg = first_arg(text, at)
+        arg = body.first_arg(text, at)
         if arg not in params or at < off or not unguarded(text, exit_[0], at, arg):
             continue
         if re.search(r"(?<![=!<>])\b%s\s*=(?!=)" % re.escape(arg), text[start:]):
             continue        # the name is reused for something the function got itself
-        if any(first_arg(before, a) == arg and (t.is_release(n) or c.k.is_acquire(n))
+        if any(body.first_arg(before, a) == arg and (t.is_release(n) or c.k.is_acquire(n))
                for n, a in body.calls_in(before)) or \
-                any(a > off and first_arg(text, a) == arg and not t.is_release(n) and
+                any(a > off and body.first_arg(text, a) == arg and not t.is_release(n) and
                     (c.k.is_acquire(n) or TAKES.search(n))
                     for n, a in body.calls_in(text[:at])):
             continue        # released or taken here, not handed over

@@ -95,14 +95,9 @@ def null_checked(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
         if not call.use.startswith("assigned:"):
             return False
         var = call.use.split(":", 1)[1]
-        close = csource.matching(text, text.find("(", off), "(", ")")
-        m = re.match(r"\s*;\s*if\s*\(", text[close + 1:]) if close > 0 else None
-        if not m or not re.match(r"^\w+$", var):
-            return False
-        open_ = close + 1 + m.end() - 1
-        end = csource.matching(text, open_, "(", ")")
-        test = "".join(text[open_ + 1:end].split())
-        if test not in ("!" + var, var + "==NULL", f"unlikely(!{var})", f"IS_ERR_OR_NULL({var})"):
+        open_, test = test_after(text, csource.matching(text, text.find("(", off), "(", ")"))
+        if not re.match(r"^\w+$", var) or \
+                test not in ("!" + var, var + "==NULL", f"IS_ERR_OR_NULL({var})"):
             return False
         if not branch_passes_on(k, ff, body.test_branch(text, open_ + 1)[1]):
             return False
@@ -535,8 +530,19 @@ def effects_before_call(k: "Rules", ff: csource.FileFacts, caller: csource.Funct
                           on_failure=failure_branch(text, m.start()))
 
 
-# A test that holds when an int result (or a call itself) failed.
-FAILED_TEST = re.compile(r"^(?:unlikely\((?P<u>.*)\)|(?P<v>.*))$", re.S)
+def test_after(text: str, close: int) -> tuple[int, str]:
+    """The `if` right after the statement whose call closes at offset
+    close (`v = f(...); if (TEST)`): the offset of its `(` and TEST without
+    blanks or unlikely(); (-1, "") when no `if` follows."""
+    m = re.match(r"\s*;\s*if\s*\(", text[close + 1:]) if close > 0 else None
+    if not m:
+        return -1, ""
+    open_ = close + m.end()
+    end = csource.matching(text, open_, "(", ")")
+    if end < 0:
+        return -1, ""
+    test = "".join(text[open_ + 1:end].split())
+    return open_, re.sub(r"^unlikely\((.*)\)$", r"\1", test)
 
 
 def failure_branch(text: str, off: int) -> str:
@@ -554,24 +560,11 @@ def failure_branch(text: str, off: int) -> str:
             return ""
     else:
         assigned = re.search(r"\b(\w+)\s*=\s*(?:\([^()]*\)\s*)?[\w.>-]*$", text[:off])
-        after = re.match(r"\s*;\s*if\s*\(", text[close + 1:])
-        if not assigned or not after:
+        open_, test = test_after(text, close)
+        var = assigned.group(1) if assigned else ""
+        if not var or test not in (var, var + "<0", var + "!=0", f"IS_ERR({var})"):
             return ""
-        open_ = close + 1 + after.end() - 1
-        end = csource.matching(text, open_, "(", ")")
-        if end < 0:
-            return ""
-        test = re.sub(r"\s+", "", text[open_ + 1:end])
-        test = re.sub(r"^unlikely\((.*)\)$", r"\1", test)
-        var = assigned.group(1)
-        if test not in (var, var + "<0", var + "!=0", f"IS_ERR({var})"):
-            return ""
-        rest = text[end + 1:].lstrip()
-        if rest.startswith("{"):
-            at = text.index("{", end)
-            branch = text[at + 1:csource.matching(text, at, "{", "}")]
-        else:
-            branch = text[end + 1:text.find(";", end) + 1]
+        branch = body.test_branch(text, open_ + 1)[1]
     leave = re.search(r"\breturn\b[^;]*;|\bgoto\s+(\w+)\s*;", branch)
     if not leave:
         return ""
@@ -612,20 +605,12 @@ def undo_names(k: "Rules", name: str) -> set[str]:
 def undone_on_failure(k: "Rules", code: str, name: str, at: int, on_failure: str) -> bool:
     """The call of name at offset at in code is undone, on the same first
     argument, by the caller's code for a failure (on_failure)."""
-    first = first_argument(code, at)
+    first = body.first_arg(code, at)
     for undo in undo_names(k, name):
         for m in re.finditer(r"\b%s\s*\(" % re.escape(undo), on_failure):
-            if first_argument(on_failure, m.start()) == first:
+            if body.first_arg(on_failure, m.start()) == first:
                 return True
     return False
-
-
-def first_argument(code: str, at: int) -> str:
-    """The first argument of the call at offset at, without blanks."""
-    open_ = code.find("(", at)
-    close = csource.matching(code, open_, "(", ")")
-    args = csource.split_args(code[open_ + 1:close]) if close > 0 else []
-    return re.sub(r"\s+", "", args[0]) if args else ""
 
 
 def lock_taken_by(release: str) -> str:

@@ -73,7 +73,7 @@ def result_live_across(name: str, between: str, text: str, off: int) -> bool:
     # An exit branch after it (`{ ret = -EOPNOTSUPP; goto unlock; }` in
     # power_role_store()) is another path: what it stores is no read.
     text = body.without_exit_branches(text)
-    nxt = re.compile(r"\b%s\b(\s*=(?!=))?" % re.escape(name)).search(text, end + 1 if end >= 0 else off)
+    nxt = re.compile(r"\b%s\b(\s*=(?!=))?" % v).search(text, end + 1 if end >= 0 else off)
     if not nxt:
         return False
     if not nxt.group(1):
@@ -758,12 +758,11 @@ class Rules:
     def err_return(self, p, prim: str, value: str = "") -> str:
         """The error a failed twin makes the function return."""
         err = value or self.error(prim)
-        if not self.returns_pointer(p):
+        path = self.real_file(p)
+        fn = self.function_named(path, p[0].current_element)
+        if fn is None or not fn.return_type.endswith("*"):
             return err
-        fn = self.function_named(self.real_file(p), p[0].current_element)
-        if fn is not None and (self.real_file(p), fn.name) in self.null_failing:
-            return "NULL"
-        return f"ERR_PTR({err})"
+        return "NULL" if (path, fn.name) in self.null_failing else f"ERR_PTR({err})"
 
     def keeps_code(self, prim: str) -> bool:
         """The twin's own result is the error (not so for schedule_timeout)."""
