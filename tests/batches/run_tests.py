@@ -38,9 +38,24 @@ def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, errors="replace", **kw)
 
 
-def batches(kdir: str, m: str, out: str, cache: str, *extra: str) -> subprocess.CompletedProcess:
+def batches(kdir: str, m: str, out: str, cache: str, *extra: str,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return run(SCRIPT + ["--kdir", kdir, "-m", m, "--out", out,
-                "--cache", cache, *extra])
+                "--cache", cache, *extra], env=env)
+
+
+# Who the test "user" is: a global git config of its own, so that the patches
+# must carry this identity and not the machine's or the tool's.
+SIGNER = ("Ada Maintainer", "ada@example.org")
+
+
+def use_test_identity(tmp: str) -> None:
+    cfg = os.path.join(tmp, "gitconfig")
+    with open(cfg, "w", encoding="utf-8") as f:
+        f.write(f"[user]\n\tname = {SIGNER[0]}\n\temail = {SIGNER[1]}\n")
+    for var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        os.environ.pop(var, None)
+    os.environ.update(GIT_CONFIG_GLOBAL=cfg, GIT_CONFIG_NOSYSTEM="1")
 
 
 def one_line_error(tally: Tally, name: str, proc: subprocess.CompletedProcess, want: str) -> None:
@@ -137,6 +152,9 @@ def refusal_tests(tally: Tally, kcache: str, cache: str, tmp: str) -> None:
     notk = os.path.join(tmp, "notkernel")
     os.makedirs(os.path.join(notk, "drivers"))
     one_line_error(tally, "non-kernel KDIR: one line", batches(notk, "drivers", out, cache), "not a kernel tree")
+    nobody = dict(os.environ, GIT_CONFIG_GLOBAL=os.devnull)
+    one_line_error(tally, "no git identity: one line, nothing signed for the user",
+                   batches(kcache, "drivers/misc/mei", out, cache, env=nobody), "no git identity")
     ro = os.path.join(tmp, "ro-out")
     os.makedirs(ro)
     if run(["chattr", "+i", ro]).returncode == 0:
@@ -216,11 +234,13 @@ def series_tests(tally: Tally, kcache: str, out: str, tmp: str) -> list[dict]:
             subj_ok &= bool(m) and len(m.group(1)) <= 75 and m.group(1).endswith(" killable")
             with open(os.path.join(sdir, pf), encoding="utf-8") as f:
                 body = f.read()
-            tags_ok &= "\nSigned-off-by: killable <killable@localhost>\n" in body and \
+            tags_ok &= f"\nSigned-off-by: {SIGNER[0]} <{SIGNER[1]}>\n" in body and \
+                f"\nFrom: {SIGNER[0]} <{SIGNER[1]}>\n" in body and "killable@localhost" not in body and \
                 "\nCc: " in body and "Converted sites:" in body and " -> " in body
         tally.check(f"{s['dir']}: shallow thread, every patch In-Reply-To the cover", thread_ok)
         tally.check(f"{s['dir']}: subjects '[PATCH i/N] prefix: make ... killable', <= 75", subj_ok)
-        tally.check(f"{s['dir']}: bodies list the sites, Cc: and Signed-off-by:", tags_ok)
+        tally.check(f"{s['dir']}: bodies list the sites, Cc:, the user's From: and Signed-off-by:",
+                    tags_ok)
         bad = []
         for pf in files[1:]:
             proc = run(["perl", "scripts/checkpatch.pl", "--strict", "--terse", "--show-types",
@@ -402,6 +422,7 @@ def main() -> int:
     tally = Tally()
     unit_tests(tally)
     with tempfile.TemporaryDirectory(prefix="check-batches.") as tmp:
+        use_test_identity(tmp)
         refusal_tests(tally, args.kdir, args.cache, tmp)
         status = run(["git", "-C", args.kdir, "status", "--porcelain"]).stdout
         t1 = time.time()

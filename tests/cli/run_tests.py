@@ -22,6 +22,7 @@ import glob
 import hashlib
 import json
 import os
+import pathlib
 import re
 import shutil
 import subprocess
@@ -282,6 +283,9 @@ def test_batches_leaves_no_worktree(ctx: Ctx) -> None:
     r = run(["git", "-C", kdir, "worktree", "add", "-q", "--detach", wt, "HEAD"])
     if r.returncode:
         raise RuntimeError(r.stderr)
+    # The tree's own identity signs, before any global one (git format-patch -s).
+    for key, value in (("user.name", "Tree Owner"), ("user.email", "owner@example.org")):
+        run(["git", "-C", kdir, "config", key, value])
     patch = killable("coccicheck", "--kdir", kdir, "-j", "1", "--cocci", MUTEX, "--mode", "patch",
                      "-m", "drivers/foo")
     report = killable("coccicheck", "--kdir", kdir, "-j", "1", "--cocci", MUTEX, "-m", "drivers/foo")
@@ -302,6 +306,11 @@ def test_batches_leaves_no_worktree(ctx: Ctx) -> None:
                   and len(trees) == 1 and not os.path.exists(os.path.join(kdir, ".git",
                                                                           "worktrees")),
                   said(p) + f" worktrees={trees}")
+    signed = [pathlib.Path(f).read_text(encoding="utf-8") for f in glob.glob(os.path.join(out, "*", "0001-*.patch"))]
+    ctx.check("the patch is from and signed off by the tree's git identity, not the tool's",
+              len(signed) == 1 and "\nFrom: Tree Owner <owner@example.org>\n" in signed[0]
+              and "\nSigned-off-by: Tree Owner <owner@example.org>\n" in signed[0]
+              and "killable@localhost" not in signed[0], signed[0][:600] if signed else "no patch")
     st = run(["git", "-C", kdir, "status", "--porcelain"]).stdout
     ctx.check("the user's tree is clean after make batches", st == "", st)
 

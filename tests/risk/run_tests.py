@@ -294,7 +294,7 @@ def test_batches_keep_high_risk() -> None:
         expect(sites[1].verdict == "not taken: hang risk low" and sites[0].verdict == "converted"
               and sites[0].risk == "high", f"{sites}")
         unit = series.Unit(["x/x.c"], piece, sites, "S", "x:", [])
-        body = series.make_body(unit, series.load_twins())
+        body = series.make_body(unit, series.load_twins(), "A U Thor <author@example.org>")
         expect("Why these can hang" in body and "helper(): mutex_lock(): held across usb_bulk_msg()"
               in body and all(len(line) <= 75 for line in body.splitlines()), body)
         r = subprocess.run(["git", "apply", "--check", "-"], cwd=tmp, input=piece, text=True,
