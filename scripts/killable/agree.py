@@ -116,6 +116,23 @@ def covered_lines(diff: str) -> set[int]:
     return lines
 
 
+def hunks_at(diff: str, lines: set[int]) -> dict[int, str]:
+    """Of lines (old line numbers), each covered by a hunk of diff (one
+    file's part): that hunk, from its `@@` line, as the reader of a site
+    sees its change."""
+    out: dict[int, str] = {}
+    starts = [m for m in HUNK_RE.finditer(diff)]
+    for k, m in enumerate(starts):
+        start, count = int(m.group(1)), int(m.group(2) or 1)
+        end = starts[k + 1].start() if k + 1 < len(starts) else len(diff)
+        text = diff[m.start():end]
+        text = re.split(r"(?m)^(?=diff |--- )", text)[0].rstrip("\n") + "\n"
+        for line in lines:
+            if start <= line < start + max(count, 1):
+                out[line] = text
+    return out
+
+
 def failure_message(stderr: str) -> str:
     """The first line of spatch's stderr that says why it gave up, shortened."""
     for line in spatch.read_log(stderr).other:

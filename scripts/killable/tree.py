@@ -61,6 +61,25 @@ def version(kdir: str) -> str:
     return f"{ver.get('VERSION', 'x')}.{ver.get('PATCHLEVEL', 'x')}"
 
 
+def kernel_version(kdir: str) -> str:
+    """`6.1.192` from the tree's Makefile, as `make kernelversion` prints it
+    (VERSION.PATCHLEVEL.SUBLEVEL and EXTRAVERSION); "" when it has none."""
+    ver: dict[str, str] = {}
+    try:
+        with open(os.path.join(kdir, "Makefile"), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                m = re.match(r"^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)\s*=[ \t]*(\S*)", line)
+                if m:
+                    ver.setdefault(m.group(1), m.group(2))
+                if len(ver) == 4:
+                    break
+    except OSError:
+        return ""
+    if not ver.get("VERSION") or not ver.get("PATCHLEVEL"):
+        return ""
+    return f"{ver['VERSION']}.{ver['PATCHLEVEL']}.{ver.get('SUBLEVEL') or 0}{ver.get('EXTRAVERSION', '')}"
+
+
 def source(kdir: str) -> str:
     """What the tree is: `git <tree hash>` of its HEAD when it is the top of
     a git repository (the same for every unpack of one tarball, every clone

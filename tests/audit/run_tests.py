@@ -352,13 +352,23 @@ def fake_data(n: int = 40) -> dict:
                 "needs": "0001-fs-add-x.patch" if i == 4 else "",
                 "root_kinds": "fops;ioctl" if v != "not on a syscall path" else "",
                 "chain": f"fn{i}_ioctl -> fn{i}", "mnf_kinds": "", "subsystem": "drivers/d" +
-                str(i % 4), "driver": os.path.dirname(rel), "mnf_chain": ""}
+                str(i % 4), "driver": os.path.dirname(rel), "mnf_chain": "",
+                # Three locks: lock_a is held across a long sleep at 4 of its sites
+                # (ranked high), lock_b at 1, lock_c at none but has the most sites.
+                "lock": ("dev.lock_a", "dev.lock_b", "dev.lock_c", "dev.lock_c")[i % 4] if i % 3 else "",
+                "risk": "high" if i % 3 and i % 4 in (0, 1) and (i % 4 == 0 or i < 10) else "low",
+                "risk_evidence": f"held across usb_bulk_msg() in fn{i}(), {rel}:{100 - i}"}
+        if v == "convertible":
+            site["hunk"] = (f"@@ -{99 - i},3 +{99 - i},4 @@ static int fn{i}(void)\n {{\n"
+                            f"-\tmutex_lock(&d->lock);\n+\tif (mutex_lock_killable(&d->lock))\n"
+                            f"+\t\treturn -EINTR;\n \tx = <y>;\n")
         files.setdefault(rel, {"status": "ok", "parse_errors": 1 if i == 3 else 0,
                                "parse_error_lines": [5] if i == 3 else [], "other": [],
                                "sites": []})["sites"].append(site)
     return {"format": audit.RESULT_FORMAT, "tree": "linux-9.7", "subdir": "",
             "rules_version": "abc", "spatch_version": "1.1.1", "shard": "",
-            "candidates": len(files), "graph": {"functions": 10}, "files": files}
+            "candidates": len(files), "graph": {"functions": 10}, "files": files,
+            "kernelversion": "9.7.3"}
 
 
 def test_reports(ctx: Ctx) -> None:
@@ -760,6 +770,17 @@ def test_audit_real_rules(ctx: Ctx) -> None:
     expect(conv, f"no convertible site in {m}")
     expect(all(s["root_kinds"] and s["chain"] for s in conv), f"convertible without root {conv}")
     expect(all(s["family"] != "?" for s in js["sites"]), "unknown family")
+    # Each conversion keeps its hunk (for the page): the site's own line
+    # goes, its twin comes in; the lock the risk stage named comes along.
+    src = open(os.path.join(ctx.kdir, conv[0]["file"]), encoding="utf-8").read().split("\n")
+    for s in conv:
+        h = s.get("hunk", "")
+        old_line = src[s["line"] - 1].strip()
+        expect(h.startswith("@@ -") and f"-{src[s['line'] - 1]}" in h.split("\n") and
+               "_killable(" in h, f"{s['file']}:{s['line']} ({old_line}): hunk {h!r}")
+    expect(all(s.get("lock") for s in conv), f"no lock named: {[s['line'] for s in conv]}")
+    expect(not any(s.get("hunk") for s in js["sites"] if s["verdict"] != "convertible"),
+           "a site left alone has a hunk")
 
 
 def test_two_pass_matches_whole_files(ctx: Ctx) -> None:
@@ -980,6 +1001,16 @@ NEXT_RENDER = ("new Promise(function (ok) { (function w() { if (killable.renders
 ROWS_JS = "document.querySelectorAll('#sites tr.site').length"
 
 
+def wait_detail(b: "Browser") -> str:
+    """The open site's detail once its lazy part (risk evidence, hunk) is in."""
+    for _ in range(100):
+        text = b.js("(document.querySelector('tr.detail') || {}).textContent || ''")
+        if text and "loading" not in text:
+            return text
+        time.sleep(0.05)
+    raise AssertionError(f"detail still loading: {text!r}")
+
+
 def test_html_page(ctx: Ctx) -> None:
     """Sort, filter, drill down, the hash, bad hashes, layout at 1400 px."""
     data = fake_data()
@@ -1027,13 +1058,43 @@ def test_html_page(ctx: Ctx) -> None:
         b.click('tr.site.v-manual')
         hash_ = b.js("location.hash")
         expect("driver=drivers/d1" in hash_ and "site=drivers/d1/" in hash_, f"hash {hash_}")
-        shown = b.js("document.querySelector('tr.detail').textContent")
+        shown = wait_detail(b)
         expect("why, with comma" in shown and "_ioctl" in shown, f"detail {shown!r}")
+        expect("held across usb_bulk_msg() in fn" in shown, f"no risk evidence in {shown!r}")
+        link = b.js("document.querySelector('tr.detail a.src').href")
+        expect(re.fullmatch(r"https://elixir\.bootlin\.com/linux/v9\.7\.3/source/drivers/d1/f\d\.c#L\d+",
+                            link) is not None, f"line link {link}")
         b.open(page + hash_)
-        again = b.js("(document.querySelector('tr.detail') || {}).textContent")
+        again = wait_detail(b)
         expect(again == shown, "the hash did not bring the site back")
         expect(b.js("document.querySelector('#subs .bar.sel').getAttribute('data-sub')")
               == "drivers/d1", "selected subsystem lost on reload")
+        # A converted site opens to its hunk, coloured by line kind.
+        b.open(page + "#verdict=convertible")
+        b.click('tr.site.v-convertible')
+        wait_detail(b)
+        hunk = b.js("document.querySelector('tr.detail pre.hunk').textContent")
+        expect("+\tif (mutex_lock_killable(&d->lock))" in hunk and "-\tmutex_lock(&d->lock);" in hunk
+               and "x = <y>;" in hunk, f"hunk {hunk!r}")
+        expect(b.js("document.querySelectorAll('tr.detail pre.hunk .add').length") == 2,
+               "added lines not marked")
+        # The lock view: ranked by high-risk acquisitions, then by all; a click
+        # filters the sites to that lock, and the hash keeps it.
+        b.open(page)
+        ranked = b.js("[].map.call(document.querySelectorAll('#locks .bar'), "
+                      "function (e) { return e.getAttribute('data-lock'); })")
+        expect(ranked == ["dev.lock_a", "dev.lock_b", "dev.lock_c"], f"lock ranking {ranked}")
+        b.click('#locks .bar[data-lock="dev.lock_c"]')
+        want_c = sum(1 for f in data["files"].values() for s in f["sites"] if s["lock"] == "dev.lock_c")
+        expect(b.js(ROWS_JS) == want_c and "lock=dev.lock_c" in b.js("location.hash"),
+               f"lock rows {b.js(ROWS_JS)} != {want_c}, hash {b.js('location.hash')}")
+        expect(set(b.js("[].map.call(document.querySelectorAll('#sites td.function'), "
+                        "function (td) { return td.textContent; })")) ==
+               {s["function"] for f in data["files"].values() for s in f["sites"]
+                if s["lock"] == "dev.lock_c"}, "rows of another lock shown")
+        b.open(page + "#lock=dev.nowhere")
+        expect("dev.nowhere" in b.js("document.getElementById('note').textContent"),
+               "an unknown lock is not noted")
         png = os.path.join(ctx.tmp, "audit.png")
         b.screenshot(png)
     w, h, variety = png_size_and_variety(png)

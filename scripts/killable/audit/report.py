@@ -17,6 +17,7 @@ sees half a report.  Nothing here depends on time or on run order.
 
 from __future__ import annotations
 
+import base64
 import csv
 import html
 import io
@@ -24,6 +25,7 @@ import json
 import os
 import re
 import sys
+import zlib
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
@@ -32,9 +34,10 @@ from killable import cli
 
 VERDICTS = ["convertible", "manual", "refused", "not on a syscall path"]
 COLUMNS = ["file", "line", "col", "function", "primitive", "family", "verdict", "reason",
-           "needs", "root_kinds", "chain", "mnf_kinds", "subsystem", "driver", "risk", "risk_evidence"]
-# Hang risk (killable.risk), the last two columns; "" when the audit ran with --no-risk.
-RISK_COLUMNS = ["risk", "risk_evidence"]
+           "needs", "root_kinds", "chain", "mnf_kinds", "subsystem", "driver", "risk", "risk_evidence",
+           "lock"]
+# Hang risk (killable.risk), the last three columns; "" when the audit ran with --no-risk.
+RISK_COLUMNS = ["risk", "risk_evidence", "lock"]
 RISKS = ["high", "low", "unknown", ""]
 COLORS = {"convertible": "#2e7d32", "manual": "#f9a825", "refused": "#c62828",
           "not on a syscall path": "#9e9e9e"}
@@ -291,6 +294,13 @@ def page_data(sites: list[dict]) -> dict:
     names, ni = table([s["function"] for s in sites]
                       + [n for c in chains if c for n in c.split(CHAIN_SEP)])
     toks = [[ni[n] for n in c.split(CHAIN_SEP)] if c else [] for c in chains]
+    locks, li = table(s.get("lock", "") for s in sites)
+    # What only an opened site shows, its risk evidence and its hunk (1.8 MB
+    # and 1 MB as text on linux-6.1), goes in compressed and is unpacked
+    # the first time a site is opened.
+    evidence, ei = table(s.get("risk_evidence", "") for s in sites)
+    hunks, hi = table([""] + [s.get("hunk", "") for s in sites])
+    lazy = json.dumps({"evidence": evidence, "hunks": hunks}, separators=(",", ":"))
     f = [fi[(s["file"], s["driver"], s["subsystem"])] for s in sites]
     fd = all(b >= a for a, b in zip(f, f[1:]))
     cols = {
@@ -303,7 +313,10 @@ def page_data(sites: list[dict]) -> dict:
         "k": [ki[s["root_kinds"]] for s in sites], "m": [ki[s["mnf_kinds"]] for s in sites],
         "ch": [ci[s["chain"]] for s in sites], "mc": [ci[s["mnf_chain"]] for s in sites],
         "rk": [RISKS.index(s.get("risk", "")) if s.get("risk", "") in RISKS else 3
-               for s in sites]}
+               for s in sites],
+        "lk": [li[s.get("lock", "")] for s in sites],
+        "re": [ei[s.get("risk_evidence", "")] for s in sites],
+        "hk": [hi[s.get("hunk", "")] for s in sites]}
     return {
         "n": len(sites), "fDelta": fd, "cols": {k: pack(v) for k, v in cols.items()},
         "files": front([x[0] for x in files]), "fileDrv": pack([di[x[1]] for x in files]),
@@ -313,7 +326,24 @@ def page_data(sites: list[dict]) -> dict:
         "fams": fams, "kinds": kinds, "names": front(names),
         "chainLen": pack([len(t) for t in toks]), "chainTok": pack([n for t in toks for n in t]),
         "tmpls": front(tmpls), "reasonT": pack([ti[t] for t, _ in split]),
-        "reasonC": pack([ci[c] for _, c in split])}
+        "reasonC": pack([ci[c] for _, c in split]), "locks": front(locks),
+        "lazy": base64.b64encode(zlib.compress(lazy.encode(), 9)).decode()}
+
+
+ELIXIR = "https://elixir.bootlin.com/linux/v{version}/source/{{file}}#L{{line}}"
+
+
+def line_links(data: dict) -> dict:
+    """Where a site's line can be read: a released kernel's (the tree's
+    `make kernelversion`, no local version) on Elixir.  A distribution's
+    source (Debian's carries its own patches) or a local tree may differ
+    in a few files; the link's title says which release it shows."""
+    ver = data.get("kernelversion", "")
+    if not re.fullmatch(r"\d+\.\d+(?:\.\d+)?", ver):
+        return {}
+    if ver.endswith(".0") and ver.count(".") == 2:
+        ver = ver[:-2]
+    return {"lineUrl": ELIXIR.format(version=ver), "lineSource": f"v{ver} on elixir.bootlin.com"}
 
 
 def checkout_rules_version() -> str:
@@ -346,7 +376,7 @@ def index_html(data: dict, checkout_rules: str | None = None) -> str:
             f'&middot; {t["failed_files"]} timed out or crashed'
             + (f' &middot; <b>incomplete: {left} files not audited</b>' if left else ""))
     blob = dict(page_data(sites), verdicts=VERDICTS, colors=[COLORS[v] for v in VERDICTS],
-                pageRows=PAGE_ROWS, risks=RISKS)
+                pageRows=PAGE_ROWS, risks=RISKS, **line_links(data))
     js = json.dumps(blob, separators=(",", ":")).replace("<", "\\u003c")
     parts = {"TREE": html.escape(data["tree"]), "META": meta, "STALE": stale, "DATA": js,
              "FAMILIES": "".join(f'<option value="{html.escape(f)}">{html.escape(f)}</option>'
@@ -376,6 +406,13 @@ button { font: inherit; cursor: pointer; }
 #note button { border: 0; background: none; font-size: 16px; line-height: 1; }
 main { padding: 10px 16px 30px; }
 #drill { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 12px; }
+.panel.wide { grid-column: 1 / -1; }
+.bar .hi { color: #a32020; font-weight: 600; }
+pre.hunk { margin: 0; padding: 6px 8px; background: #fff; border: 1px solid #e3e3e3; overflow-x: auto;
+  font: 12px/1.35 ui-monospace, "DejaVu Sans Mono", monospace; white-space: pre; }
+pre.hunk .add { color: #1b5e20; background: #e8f5e9; display: block; }
+pre.hunk .del { color: #b71c1c; background: #ffebee; display: block; }
+pre.hunk .at { color: #6a1b9a; }
 .panel { background: #fff; border: 1px solid #ddd; border-radius: 4px; min-width: 0; }
 .panel h2 { padding: 6px 10px; border-bottom: 1px solid #eee; display: flex; gap: 8px;
   align-items: baseline; }
@@ -451,6 +488,8 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
  <div class="panel"><h2>Subsystems <span class="hint">sites by verdict; click one for its drivers</span></h2>
   <div class="bars" id="subs"></div></div>
  <div class="panel"><h2 id="drv-title">Drivers</h2><div class="bars" id="drvs"></div></div>
+ <div class="panel wide"><h2 id="lock-title">Locks and wait queues <span class="hint">ranked by hang risk:
+  acquisitions ranked high first; click one for its acquisitions</span></h2><div class="bars" id="locks"></div></div>
 </section>
 <div id="controls">
  <span id="chips"></span>
@@ -506,6 +545,7 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
   var FAMS = D.fams, KINDS = D.kinds, NAMES = unfront(D.names), TMPLS = unfront(D.tmpls);
   var RT = unpack(D.reasonT), RC = unpack(D.reasonC);
   var VERD = D.verdicts, COLORS = D.colors, ROWS = D.pageRows, RISKS = D.risks;
+  var LOCKS = unfront(D.locks), LINE_URL = D.lineUrl || '';
   var CLEN = unpack(D.chainLen), CTOK = unpack(D.chainTok), COFF = new Int32Array(CLEN.length + 1);
   for (i = 0; i < CLEN.length; i++) COFF[i + 1] = COFF[i] + CLEN[i];
   var SITE_DRV = new Int32Array(N), SITE_SUB = new Int32Array(N), SITE_FAM = new Int32Array(N);
@@ -525,11 +565,24 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     return t.indexOf('\u0001') < 0 ? t : t.split('\u0001').join(chainText(RC[r]));
   }
   function indexOf(arr) { var m = Object.create(null); arr.forEach(function (x, i) { m[x] = i; }); return m; }
-  var VI = indexOf(VERD), FI = indexOf(FAMS), SI = indexOf(SUBS), DI = indexOf(DRVS);
+  var VI = indexOf(VERD), FI = indexOf(FAMS), SI = indexOf(SUBS), DI = indexOf(DRVS), LI = indexOf(LOCKS);
+  // What only an opened site shows (risk evidence, hunk) is unpacked the
+  // first time one is opened: DecompressionStream, then a render.
+  var LAZY = null, lazyWait = null;
+  function withLazy(then) {
+    if (LAZY) return;
+    if (!lazyWait) {
+      var bin = atob(D.lazy), bytes = new Uint8Array(bin.length);
+      for (var b = 0; b < bin.length; b++) bytes[b] = bin.charCodeAt(b);
+      lazyWait = new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate')))
+        .text().then(function (t) { LAZY = JSON.parse(t); });
+    }
+    lazyWait.then(then);
+  }
   // sort keys: every table is sorted, so a column's integers sort as its text
   var KEYS = {file: null, line: C.l, col: C.c, 'function': C.n, primitive: C.p, family: SITE_FAM,
     verdict: C.v, risk: C.rk, reason: C.r, root_kinds: C.k, mnf_kinds: C.m, chain: C.ch, mnf_chain: C.mc,
-    subsystem: SITE_SUB, driver: SITE_DRV};
+    subsystem: SITE_SUB, driver: SITE_DRV, lock: C.lk};
   var perms = {};
   function permFor(col) {
     if (perms[col]) return perms[col];
@@ -547,7 +600,8 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     for (var c = 0; c < CLEN.length; c++) chains.push(chainText(c).toLowerCase());
     for (var r = 0; r < RT.length; r++) reasons.push(reasonText(r).toLowerCase());
     return (LOW = {f: FILES.map(lc), n: NAMES.map(lc), p: PRIMS.map(lc), fam: FAMS.map(lc),
-      v: VERD.map(lc), k: KINDS.map(lc), s: SUBS.map(lc), d: DRVS.map(lc), ch: chains, r: reasons});
+      v: VERD.map(lc), k: KINDS.map(lc), s: SUBS.map(lc), d: DRVS.map(lc), ch: chains, r: reasons,
+      lk: LOCKS.map(lc)});
   }
   function hits(arr, w) {
     var out = new Uint8Array(arr.length);
@@ -561,13 +615,13 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     var L = lowTables();
     var f = hits(L.f, w), n = hits(L.n, w), p = hits(L.p, w), fam = hits(L.fam, w),
       v = hits(L.v, w), kk = hits(L.k, w), s = hits(L.s, w), d = hits(L.d, w),
-      ch = hits(L.ch, w), r = hits(L.r, w), digits = /^\d+$/.test(w);
+      ch = hits(L.ch, w), r = hits(L.r, w), lk = hits(L.lk, w), digits = /^\d+$/.test(w);
     var out = new Uint8Array(N);
     for (var i = 0; i < N; i++) {
       if (base && !base[i]) continue;
       var fi = C.f[i];
       out[i] = f[fi] | n[C.n[i]] | p[C.p[i]] | fam[SITE_FAM[i]] | v[C.v[i]] | kk[C.k[i]] |
-        kk[C.m[i]] | s[FSUB[fi]] | d[FDRV[fi]] | ch[C.ch[i]] | ch[C.mc[i]] | r[C.r[i]] |
+        kk[C.m[i]] | s[FSUB[fi]] | d[FDRV[fi]] | ch[C.ch[i]] | ch[C.mc[i]] | r[C.r[i]] | lk[C.lk[i]] |
         (digits && String(C.l[i]).indexOf(w) >= 0 ? 1 : 0);
     }
     return out;
@@ -587,9 +641,9 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
   }
   // ---- state, kept in the URL hash
   var COLS = Object.keys(KEYS);
-  var DEF = {subsystem: '', driver: '', verdict: [], family: '', risk: '', filter: '', sort: 'file',
+  var DEF = {subsystem: '', driver: '', lock: '', verdict: [], family: '', risk: '', filter: '', sort: 'file',
     dir: 'asc', page: 1, site: -1};
-  var ORDER = ['subsystem', 'driver', 'verdict', 'family', 'risk', 'filter', 'sort', 'dir', 'page', 'site'];
+  var ORDER = ['subsystem', 'driver', 'lock', 'verdict', 'family', 'risk', 'filter', 'sort', 'dir', 'page', 'site'];
   var state = {}, notes = [];
   function siteKey(i) { return FILES[C.f[i]] + ':' + C.l[i] + ':' + C.c[i]; }
   function findSite(key) {
@@ -624,6 +678,8 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
         if (v in SI || !v) s.subsystem = v; else notes.push('No subsystem \u201c' + v + '\u201d in this audit: showing all subsystems.');
       } else if (key === 'driver') {
         if (v in DI || !v) s.driver = v; else notes.push('No driver \u201c' + v + '\u201d in this audit: showing all drivers.');
+      } else if (key === 'lock') {
+        if (v in LI && v) s.lock = v; else if (v) notes.push('No lock or queue \u201c' + v + '\u201d in this audit: showing every lock.');
       } else if (key === 'filter') {
         s.filter = v;
       } else if (key === 'sort') {
@@ -670,10 +726,11 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
   // ---- filtering and counting
   var rows = new Int32Array(N), nrows = 0, reveal = false;
   var SUBV = new Int32Array(SUBS.length * 4), DRVV = new Int32Array(DRVS.length * 4), CHIP = new Int32Array(4);
+  var LOCKV = new Int32Array(LOCKS.length * 4), LOCKH = new Int32Array(LOCKS.length), HIGH = RISKS.indexOf('high');
   var computed = '';
   function compute() {
     var sig = [state.sort, state.dir, state.filter, state.verdict.join(','), state.family, state.risk,
-      state.subsystem, state.driver].join('\u0000');
+      state.subsystem, state.driver, state.lock].join('\u0000');
     if (sig === computed) return;
     var t0 = performance.now();
     computed = sig;
@@ -683,16 +740,17 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     if (!vmask) vmask = 15;
     var rsk = state.risk ? RISKS.indexOf(state.risk) : -1;
     var fam = state.family ? FI[state.family] : -1, sub = state.subsystem ? SI[state.subsystem] : -1,
-      drv = state.driver ? DI[state.driver] : -1;
-    SUBV.fill(0); DRVV.fill(0); CHIP.fill(0); nrows = 0;
+      drv = state.driver ? DI[state.driver] : -1, lck = state.lock ? LI[state.lock] : -1;
+    SUBV.fill(0); DRVV.fill(0); CHIP.fill(0); LOCKV.fill(0); LOCKH.fill(0); nrows = 0;
     for (var j = 0; j < N; j++) {
       var i = desc ? perm[N - 1 - j] : perm[j];
       if ((tm && !tm[i]) || (fam >= 0 && SITE_FAM[i] !== fam) || (rsk >= 0 && C.rk[i] !== rsk)) continue;
-      var v = C.v[i], s = SITE_SUB[i], d = SITE_DRV[i];
-      var here = (sub < 0 || s === sub) && (drv < 0 || d === drv);
+      var v = C.v[i], s = SITE_SUB[i], d = SITE_DRV[i], l = C.lk[i];
+      var place = (sub < 0 || s === sub) && (drv < 0 || d === drv), here = place && (lck < 0 || l === lck);
       if (here) CHIP[v]++;
       if (!(vmask >> v & 1)) continue;
       SUBV[s * 4 + v]++; DRVV[d * 4 + v]++;
+      if (place) { LOCKV[l * 4 + v]++; if (C.rk[i] === HIGH && v !== 3) LOCKH[l]++; }
       if (here) rows[nrows++] = i;
     }
     K.lastComputeMs = performance.now() - t0;
@@ -729,6 +787,47 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     if (!list.length) out.push('<div class="empty">No sites match.</div>');
     el.innerHTML = out.join('');
   }
+  // Locks ranked by hang risk: the acquisitions on system-call paths a risk
+  // of high was found for, then all of them; the unnamed ("") left out.
+  function lockBars(el, limit) {
+    var list = [], max = 1, i, v;
+    for (i = 0; i < LOCKS.length; i++) {
+      if (!LOCKS[i]) continue;
+      var n = LOCKV[i * 4] + LOCKV[i * 4 + 1] + LOCKV[i * 4 + 2] + LOCKV[i * 4 + 3];
+      if (n || LOCKS[i] === state.lock) list.push([i, n, LOCKH[i]]);
+      if (n > max) max = n;
+    }
+    list.sort(function (a, b) { return b[2] - a[2] || b[1] - a[1] || a[0] - b[0]; });
+    var out = [];
+    list.slice(0, limit).forEach(function (e) {
+      var i = e[0], segs = '', tip = [];
+      for (v = 0; v < 4; v++) {
+        var c = LOCKV[i * 4 + v];
+        if (!c) continue;
+        segs += '<i style="width:' + (100 * c / max).toFixed(2) + '%;background:' + COLORS[v] + '"></i>';
+        tip.push(c + ' ' + VERD[v]);
+      }
+      out.push('<button type="button" class="bar' + (LOCKS[i] === state.lock ? ' sel' : '') + '" data-lock="' +
+        esc(LOCKS[i]) + '" title="' + esc(LOCKS[i] + ': ' + tip.join(', ') + '; ' + e[2] + ' ranked high on a syscall path') + '">' +
+        '<span class="name mono">' + esc(LOCKS[i]) + '</span><span class="track">' + segs +
+        '</span><span class="n">' + (e[2] ? '<span class="hi">' + e[2] + '</span> / ' : '') + e[1] + '</span></button>');
+    });
+    if (list.length > limit) out.push('<div class="empty">' + (list.length - limit) + ' more: pick a subsystem or driver, or filter.</div>');
+    if (!list.length) out.push('<div class="empty">No lock or queue named for these sites.</div>');
+    el.innerHTML = out.join('');
+  }
+  function hunkHTML(h) {
+    return '<pre class="hunk">' + h.replace(/\n$/, '').split('\n').map(function (ln) {
+      var c = ln.charAt(0) === '+' ? 'add' : ln.charAt(0) === '-' ? 'del' : ln.slice(0, 2) === '@@' ? 'at' : '';
+      return c ? '<span class="' + c + '">' + esc(ln) + '</span>' : esc(ln);
+    }).join('\n') + '</pre>';
+  }
+  function lineLink(i) {
+    var f = FILES[C.f[i]], at = esc(f + ':' + C.l[i]);
+    if (!LINE_URL) return '<code>' + at + '</code>';
+    return '<a class="src" href="' + esc(LINE_URL.replace('{file}', f).replace('{line}', C.l[i])) +
+      '" target="_blank" rel="noopener" title="the line in ' + esc(D.lineSource) + '"><code>' + at + '</code></a>';
+  }
   function chainHTML(c, kinds, none) {
     if (!CLEN[c]) return '<span>' + none + '</span>';
     return '<div>' + (kinds ? 'roots: <code>' + esc(kinds) + '</code>' : '') + '</div><ol class="chain">' +
@@ -742,8 +841,13 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
       '">' + esc(SUBS[SITE_SUB[i]]) + '</a> &rsaquo; <a data-drv="' + esc(DRVS[SITE_DRV[i]]) + '">' +
       esc(DRVS[SITE_DRV[i]]) + '</a> &middot; <a href="' + esc(hashOf(state)) + '">link</a></div>' +
       '<b>verdict</b><div><span class="dot" style="background:' + COLORS[v] + '"></span>' + esc(VERD[v]) + '</div>' +
-      '<b>hang risk</b><div class="risk-full">' + (RISKS[C.rk[i]] ? esc(RISKS[C.rk[i]]) + ' <span class="dir">(evidence: <code>risk_evidence</code> in sites.csv)</span>' : '<span class="dir">not computed</span>') + '</div>' +
+      '<b>source</b><div class="line-link">' + lineLink(i) + '</div>' +
+      '<b>hang risk</b><div class="risk-full">' + (RISKS[C.rk[i]] ? esc(RISKS[C.rk[i]]) + ': <span class="evidence">' +
+        (LAZY ? esc(LAZY.evidence[C.re[i]]) : 'loading&hellip;') + '</span>' : '<span class="dir">not computed</span>') + '</div>' +
+      '<b>lock or queue</b><div class="lock">' + (LOCKS[C.lk[i]] ? '<a data-lock="' + esc(LOCKS[C.lk[i]]) + '" title="its acquisitions">' +
+        esc(LOCKS[C.lk[i]]) + '</a>' : '<span class="dir">not named</span>') + '</div>' +
       '<b>reason</b><div class="reason-full">' + (reason ? esc(reason) : '<span class="dir">none given</span>') + '</div>' +
+      (C.hk[i] ? '<b>change</b><div class="change">' + (LAZY ? hunkHTML(LAZY.hunks[C.hk[i]]) : 'loading&hellip;') + '</div>' : '') +
       '<b>syscall chain</b><div class="chain-syscall">' + chainHTML(C.ch[i], KINDS[C.k[i]], 'no syscall root reaches ' + esc(NAMES[C.n[i]]) + '()') + '</div>' +
       '<b>must-not-fail chain</b><div class="chain-mnf mnf">' + chainHTML(C.mc[i], KINDS[C.m[i]], '<span class="dir">none</span>') + '</div>' +
       '</div>';
@@ -798,6 +902,8 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     $('pager').innerHTML = $('pager2').innerHTML = pagerHTML(pages);
     bars($('subs'), SUBS, SUBV, state.subsystem, 'sub', 400);
     bars($('drvs'), DRVS, DRVV, state.driver, 'drv', state.subsystem ? 2000 : 150);
+    lockBars($('locks'), state.subsystem || state.driver ? 400 : 100);
+    if (state.site >= 0 && !LAZY) withLazy(render);
     $('drv-title').innerHTML = state.subsystem ? 'Drivers in <code>' + esc(state.subsystem) +
       '</code> <span class="hint">click one for its sites</span>' :
       'Drivers <span class="hint">all subsystems, the busiest first</span>';
@@ -810,6 +916,7 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     var crumbs = ['<a data-sub="">all subsystems</a>'];
     if (state.subsystem) crumbs.push('<a data-sub="' + esc(state.subsystem) + '">' + esc(state.subsystem) + '</a>');
     if (state.driver) crumbs.push('<a data-drv="' + esc(state.driver) + '">' + esc(state.driver) + '</a>');
+    if (state.lock) crumbs.push('lock <code>' + esc(state.lock) + '</code> <a data-lock="" title="every lock">&times;</a>');
     if (state.site >= 0) crumbs.push('<code>' + esc(siteKey(state.site)) + '</code>');
     $('crumbs').innerHTML = crumbs.join(' &rsaquo; ');
     document.querySelectorAll('#sites th').forEach(function (th) {
@@ -823,7 +930,7 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     note.hidden = !notes.length;
     note.querySelector('ul').innerHTML = notes.map(function (n) { return '<li>' + esc(n) + '</li>'; }).join('');
     if (reveal) {
-      ['subs', 'drvs'].forEach(function (id) {
+      ['subs', 'drvs', 'locks'].forEach(function (id) {
         var el = $(id), b = el.querySelector('.bar.sel');
         if (b) el.scrollTop = b.offsetTop - el.offsetTop - el.clientHeight / 2;
       });
@@ -843,9 +950,10 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     render();
   }
   document.addEventListener('click', function (e) {
-    var t = e.target.closest('[data-col],[data-sub],[data-drv],[data-verdict],[data-page],[data-q],tr.site,#note-x');
+    var t = e.target.closest('[data-col],[data-sub],[data-drv],[data-lock],[data-verdict],[data-page],[data-q],a.src,tr.site,#note-x');
     if (!t || t.disabled) return;
     if (t.id === 'note-x') { notes = []; $('note').hidden = true; return; }
+    if (t.classList.contains('src')) return;    // the link opens the line, it does not close the site
     if (t.hasAttribute('data-col')) {
       var c = t.getAttribute('data-col');
       go(state.sort === c ? {dir: state.dir === 'asc' ? 'desc' : 'asc'} : {sort: c, dir: 'asc'}, false);
@@ -856,6 +964,9 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
       var d = t.getAttribute('data-drv');
       if (d === state.driver && t.classList.contains('bar')) go({driver: '', site: -1}, true);
       else go({driver: d, subsystem: SUBS[DRV_SUB[DI[d]]], site: -1}, true);
+    } else if (t.hasAttribute('data-lock')) {
+      var lk = t.getAttribute('data-lock');
+      go({lock: lk === state.lock && t.classList.contains('bar') ? '' : lk, site: -1}, true);
     } else if (t.hasAttribute('data-verdict')) {
       var v = t.getAttribute('data-verdict'), vs = state.verdict.slice(), at = vs.indexOf(v);
       if (at >= 0) vs.splice(at, 1); else vs.push(v);

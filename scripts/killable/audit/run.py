@@ -52,7 +52,7 @@ from killable.audit import report as report_audit
 from killable.risk import analysis as risk_analysis
 
 RESULT_FORMAT = "killable-audit-1"
-CACHE_FORMAT = "2"
+CACHE_FORMAT = "3"     # 3: converted sites keep their hunks
 
 
 class AuditError(Exception):
@@ -439,6 +439,8 @@ def patch_check(cfg: RunConfig, merged: dict[str, dict], texts: dict[str, str],
         diff = next((d for f, d in diffs.items() if f == rel or f.endswith("/" + rel)), "")
         res = agree.PatchResult(covered=agree.covered_lines(diff), diff=diff)
         m = merged[rel]
+        # Each converted site's hunk, for the page (the change a reader opens).
+        m["hunks"] = {str(ln): h for ln, h in agree.hunks_at(agree.tidy(diff), lines).items()}
         funcs = {r.func for r in map(spatch.parse_report_line, m["lines"]) if r}
         # spatch gives up on a whole file: a failure that names one of its
         # functions explains every site of the file that lost its hunk.
@@ -754,6 +756,9 @@ def join(results: dict[str, dict], families: dict[str, str], lookup) -> dict[str
             m = spatch.REPORT_RE.match(line)
             if m:
                 sites.append(site_record(m, families, lookup, rel))
+                hunk = r.get("hunks", {}).get(m.group("line"), "")
+                if hunk and sites[-1]["verdict"] == "convertible":
+                    sites[-1]["hunk"] = hunk
         sites.sort(key=lambda s: (s["line"], s["col"], s["primitive"]))
         out[rel] = {"status": r.get("status", ""), "parse_errors": r.get("parse_errors", 0),
                     "parse_error_lines": r.get("parse_error_lines", []),
@@ -868,6 +873,7 @@ def audit(o: Options) -> dict:
     graph_stats, unreadable = res.stats, res.unreadable
     del res, ra
     data = {"format": RESULT_FORMAT, "tree": tree, "source": source, "subdir": sub,
+            "kernelversion": kernel_tree.kernel_version(kdir),
             "rules_version": rver, "spatch_version": sver,
             "shard": f"{o.shard[0]}/{o.shard[1]}" if o.shard else "",
             "candidates": len(files), "files": joined, "not_audited": not_audited,

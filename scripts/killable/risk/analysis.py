@@ -740,18 +740,22 @@ def analyze(kdir: str, cache: str, jobs: int, res: callgraph.Result | None = Non
 
 # ---------------------------------------------------------------- for the audit and batches
 
-RISK_COLUMNS = ("risk", "risk_evidence")
+# lock: the lock's identity (`vt8231_data.update_lock`, a global's name), or
+# for a wait the queue's or the completion's: the unit a batch converts.
+RISK_COLUMNS = ("risk", "risk_evidence", "lock")
 
 
 def annotate(sites: list[dict], a: Analysis | None) -> None:
-    """Add risk and risk_evidence to audit site records (file, line,
-    primitive), last; both "" when no analysis ran (--no-risk)."""
+    """Add risk, risk_evidence and lock to audit site records (file, line,
+    primitive), last; all "" when no analysis ran (--no-risk)."""
     for s in sites:
-        if a is None:
-            risk, ev = "", ""
-        else:
+        risk, ev, lock = "", "", ""
+        if a is not None:
             risk, ev = a.rank(s["file"], s["line"], s["primitive"])
+            site = a.site(s["file"], s["line"], s["primitive"])
+            lock = site.identity if site is not None else ""
         for k in RISK_COLUMNS:
             s.pop(k, None)
         s["risk"] = risk
         s["risk_evidence"] = ev
+        s["lock"] = lock
