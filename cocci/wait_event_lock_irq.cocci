@@ -33,7 +33,8 @@
 //   X_b, X_c             X_a again for a later shape, in patch mode (an
 //                        earlier shape may have rewritten the function)
 //   ok_SHAPE             the sites the verdicts let SHAPE convert
-//   free_ret             nothing held, a local carries the result:
+//   free_ret             nothing held, a local carries the result and the
+//                        file's style is to keep it (tests_in_local):
 //                        `ret = twin(); if (ret) return ret;`
 //   free                 nothing held: `if (twin()) return ERR;`
 //   labels_goto[_ret]    earlier error exits, `goto lbl;`, that could serve
@@ -116,7 +117,8 @@ p << wait_event_lock_irq_enter.p;
 K.enter(p)
 
 
-// Nothing held, and a local already carries the result: keep the twin's code.
+// Nothing held, a local already carries the result and the file keeps it
+// there: keep the twin's code.
 @wait_event_lock_irq_held_a exists@
 expression E;
 identifier prim = {wait_event_lock_irq};
@@ -176,7 +178,7 @@ prim@p(...)
 @wait_event_lock_irq_ok_free_ret@
 identifier prim = {wait_event_lock_irq};
 expression list es;
-position p : script:python(prim, es) { K.ok_direct(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) and not K.ret_preset(p) };
+position p : script:python(prim, es) { K.ok_direct(p, prim, es) and not K.returns_pointer(p) and K.keeps_code(prim) and not K.ret_preset(p) and K.tests_in_local(p, prim) };
 @@
 prim@p(es)
 

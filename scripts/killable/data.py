@@ -4,7 +4,7 @@ Every table is a flat text file a user may extend: one entry a line, tab
 separated, `#` comments.  Nothing else in the package opens these files.
 
   primitives.tsv           primitive, killable twin, family, error, shape, [patch]
-  families.tsv             family, whether its waits hand something off, rule title
+  families.tsv             family, whether its waits hand something off, error style, rule title
   return-types.tsv         return types that carry a negative errno, and those that cannot
   subject-prefixes.tsv     commit subject prefixes by path (batches)
   acquire-release.tsv      acquisition, its release, undo style; `~REGEX` lines
@@ -99,6 +99,8 @@ def load_primitives(path: str = os.path.join(DATA_DIR, "primitives.tsv")) -> dic
 class Family:
     name: str
     handoff: bool       # the waiter may own what it waits for (the `handoff` check)
+    style: str          # how the tree mostly tests the twin, where a file does not say:
+                        # `if` (`if (twin(..)) return -EINTR;`) or `ret` (`ret = twin(..);`)
     title: str          # the rule file's first `///` line
 
 
@@ -107,9 +109,10 @@ def load_families(path: str = os.path.join(DATA_DIR, "families.tsv")) -> dict[st
     out: dict[str, Family] = {}
     for n, line in table_lines_numbered(path):
         cols = line.split("\t")
-        if len(cols) != 3 or cols[1] not in ("handoff", "-") or not cols[2].strip():
-            raise ValueError(f"{path}:{n}: want family<TAB>handoff|-<TAB>title: {line!r}")
-        out[cols[0]] = Family(cols[0], cols[1] == "handoff", cols[2])
+        if len(cols) != 4 or cols[1] not in ("handoff", "-") or cols[2] not in ("if", "ret") \
+                or not cols[3].strip():
+            raise ValueError(f"{path}:{n}: want family<TAB>handoff|-<TAB>if|ret<TAB>title: {line!r}")
+        out[cols[0]] = Family(cols[0], cols[1] == "handoff", cols[2], cols[3])
     return out
 
 

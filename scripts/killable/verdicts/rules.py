@@ -47,6 +47,13 @@ class Site:
     printed: bool = False
 
 
+# A killable or interruptible twin tested in place, or its result stored in
+# a local (tests_in_local); the _timeout twins return time left, which is
+# always stored, so they say nothing about style.
+TWIN = r"[a-z_]+_(?:killable|interruptible)(?:_nested|_exclusive|_shared)?\s*\("
+TWIN_TESTED = re.compile(r"\bif\s*\(\s*" + TWIN)
+TWIN_STORED = re.compile(r"\b\w+\s*=\s*" + TWIN)
+
 # The first pass prints this, then FAMILY<TAB>FILE<TAB>LINE, per site that
 # only the shape rules can judge.
 CANDIDATE_MARK = "killable-candidate: "
@@ -89,6 +96,7 @@ class Rules:
     def __init__(self) -> None:
         self.tables = Tables()
         self.prims = self.tables.prims
+        self.styles: dict[str, tuple[int, int]] = {}
         self.interesting = self.tables.roots.interesting()
         self.facts: dict[str, csource.FileFacts] = {}
         self.reach: dict[str, reachability.Reach] = {}
@@ -763,6 +771,27 @@ class Rules:
         if fn is None or not fn.return_type.endswith("*"):
             return err
         return "NULL" if (path, fn.name) in self.null_failing else f"ERR_PTR({err})"
+
+    def tests_in_local(self, p, prim: str) -> bool:
+        """Whether the twin's result goes into the function's result local
+        (`ret = twin(..); if (ret) return ret;`) rather than being tested
+        in place (`if (twin(..)) return -EINTR;`): the file's own style,
+        so that one patch does not mix the two.  The file's
+        _killable/_interruptible calls (not the _timeout ones, whose value
+        must be kept) decide by majority; the family's usual style
+        (families.tsv) where they do not."""
+        in_place, in_local = self.twin_test_styles(self.real_file(p))
+        if in_place != in_local:
+            return in_local > in_place
+        return self.tables.families[self.prims[prim].family].style == "ret"
+
+    def twin_test_styles(self, path: str) -> tuple[int, int]:
+        """(calls tested in place, calls stored in a local) of the file's
+        killable and interruptible twins."""
+        if path not in self.styles:
+            text = "\n".join(self.source_lines(path))
+            self.styles[path] = (len(TWIN_TESTED.findall(text)), len(TWIN_STORED.findall(text)))
+        return self.styles[path]
 
     def keeps_code(self, prim: str) -> bool:
         """The twin's own result is the error (not so for schedule_timeout)."""
