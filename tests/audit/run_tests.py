@@ -213,6 +213,8 @@ def test_graph_tiny(ctx: Ctx) -> None:
     expect([g.files[x] for x in g.edges[fu]] == ["drivers/foo/foo.c"], "static preferred")
     sc = res.lookup("drivers/foo/bar.c", "sys_foo")
     expect(sc["root_kinds"] == ["syscall"], f"SYSCALL_DEFINE root {sc}")
+    # The rules name SYSCALL_DEFINE1(foo, ...) foo, as spatch does: the same node.
+    expect(res.lookup("drivers/foo/bar.c", "foo") == sc, "spatch's name of a syscall")
     h = res.lookup("drivers/foo/bar.c", "helper")
     expect(h["chain"] == "sys_foo -> helper", f"global helper from syscall {h}")
     hs = res.lookup("drivers/foo/foo.c", "helper")

@@ -241,6 +241,19 @@ def series_tests(tally: Tally, kcache: str, out: str, tmp: str) -> list[dict]:
         tally.check(f"{s['dir']}: subjects '[PATCH i/N] prefix: make ... killable', <= 75", subj_ok)
         tally.check(f"{s['dir']}: bodies list the sites, Cc:, the user's From: and Signed-off-by:",
                     tags_ok)
+        # The lock as the unit: each converted site's lock is accounted for in
+        # its patch (what the patch converts, what it leaves and why).
+        missing = []
+        for rec in s["patches"]:
+            if rec.get("kernel_patch"):
+                continue
+            with open(os.path.join(sdir, rec["file"]), encoding="utf-8") as f:
+                body = f.read()
+            missing += [f"{rec['file']}: {x['lock']}" for x in rec["sites"]
+                        if x.get("lock") and f"{x['lock']}: this patch converts" not in body]
+        named = sum(1 for rec in s["patches"] for x in rec.get("sites", []) if x.get("lock"))
+        tally.check(f"{s['dir']}: every converted site's lock accounted for in its patch "
+                    f"({named} named)", named > 0 and not missing, "; ".join(missing[:3]))
         bad = []
         for pf in files[1:]:
             proc = run(["perl", "scripts/checkpatch.pl", "--strict", "--terse", "--show-types",

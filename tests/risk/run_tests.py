@@ -300,6 +300,20 @@ def test_batches_keep_high_risk() -> None:
         r = subprocess.run(["git", "apply", "--check", "-"], cwd=tmp, input=piece, text=True,
                            capture_output=True)
         expect(r.returncode == 0, f"the cut diff applies: {r.stderr}")
+        # The lock as the unit: the acquisitions of the converted site's lock
+        # that stay, each with its reason, and its long holder w() among them.
+        sites[0].lock = sites[1].lock = "d.a"
+        held = series.Site("x/w.c", 1, 1, "mutex_lock", "w", "manual: kzalloc() held at the sleep",
+                           lock="d.a")
+        other = series.Site("x/w.c", 7, 1, "mutex_lock", "v", "converted", lock="d.b")
+        unit = series.Unit(["x/x.c"], piece, sites[:2], "S", "x:", [])
+        body = series.make_body(unit, series.load_twins(), "A U Thor <author@example.org>",
+                                sites + [held, other])
+        expect("d.a: this patch converts 1 of its 3 acquisitions here; left alone:" in body
+               and "x.c:9 low(): not taken: hang risk low" in body
+               and "w.c:1 w(): manual: kzalloc() held at the sleep" in body
+               and "Its long holder, w(), still takes it uninterruptibly" in body
+               and "d.b" not in body and all(len(line) <= 75 for line in body.splitlines()), body)
 
 
 # ---------------------------------------------------------------- a small tree

@@ -410,8 +410,9 @@ main { padding: 10px 16px 30px; }
 .bar .hi { color: #a32020; font-weight: 600; }
 pre.hunk { margin: 0; padding: 6px 8px; background: #fff; border: 1px solid #e3e3e3; overflow-x: auto;
   font: 12px/1.35 ui-monospace, "DejaVu Sans Mono", monospace; white-space: pre; }
-pre.hunk .add { color: #1b5e20; background: #e8f5e9; display: block; }
-pre.hunk .del { color: #b71c1c; background: #ffebee; display: block; }
+pre.hunk span { display: block; }
+pre.hunk .add { color: #1b5e20; background: #e8f5e9; }
+pre.hunk .del { color: #b71c1c; background: #ffebee; }
 pre.hunk .at { color: #6a1b9a; }
 .panel { background: #fff; border: 1px solid #ddd; border-radius: 4px; min-width: 0; }
 .panel h2 { padding: 6px 10px; border-bottom: 1px solid #eee; display: flex; gap: 8px;
@@ -760,8 +761,22 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   }
   var $ = function (id) { return document.getElementById(id); };
+  // One bar: the name, its sites as a track of verdict colours, a count.
+  function barHTML(attr, name, counts, i, max, sel, label, tipMore) {
+    var segs = '', tip = [];
+    for (var v = 0; v < 4; v++) {
+      var c = counts[i * 4 + v];
+      if (!c) continue;
+      segs += '<i style="width:' + (100 * c / max).toFixed(2) + '%;background:' + COLORS[v] + '"></i>';
+      tip.push(c + ' ' + VERD[v]);
+    }
+    return '<button type="button" class="bar' + (name === sel ? ' sel' : '') + '" data-' + attr +
+      '="' + esc(name) + '" title="' + esc(name + ': ' + (tip.join(', ') || 'no sites') + tipMore) + '">' +
+      '<span class="name mono">' + esc(name) + '</span><span class="track">' + segs +
+      '</span><span class="n">' + label + '</span></button>';
+  }
   function bars(el, names, counts, sel, attr, limit) {
-    var list = [], max = 1, n, i, v;
+    var list = [], max = 1, n, i;
     for (i = 0; i < names.length; i++) {
       if (attr === 'drv' && state.subsystem && DRV_SUB[i] !== SI[state.subsystem]) continue;
       n = counts[i * 4] + counts[i * 4 + 1] + counts[i * 4 + 2] + counts[i * 4 + 3];
@@ -771,17 +786,7 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     list.sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; });
     var more = list.length > limit ? list.length - limit : 0, out = [];
     list.slice(0, limit).forEach(function (e) {
-      var i = e[0], segs = '', tip = [];
-      for (v = 0; v < 4; v++) {
-        var c = counts[i * 4 + v];
-        if (!c) continue;
-        segs += '<i style="width:' + (100 * c / max).toFixed(2) + '%;background:' + COLORS[v] + '"></i>';
-        tip.push(c + ' ' + VERD[v]);
-      }
-      out.push('<button type="button" class="bar' + (names[i] === sel ? ' sel' : '') + '" data-' + attr +
-        '="' + esc(names[i]) + '" title="' + esc(names[i] + ': ' + (tip.join(', ') || 'no sites')) + '">' +
-        '<span class="name mono">' + esc(names[i]) + '</span><span class="track">' + segs +
-        '</span><span class="n">' + e[1] + '</span></button>');
+      out.push(barHTML(attr, names[i = e[0]], counts, i, max, sel, String(e[1]), ''));
     });
     if (more) out.push('<div class="empty">' + more + ' more with fewer sites: pick a subsystem, or filter.</div>');
     if (!list.length) out.push('<div class="empty">No sites match.</div>');
@@ -790,7 +795,7 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
   // Locks ranked by hang risk: the acquisitions on system-call paths a risk
   // of high was found for, then all of them; the unnamed ("") left out.
   function lockBars(el, limit) {
-    var list = [], max = 1, i, v;
+    var list = [], max = 1, i;
     for (i = 0; i < LOCKS.length; i++) {
       if (!LOCKS[i]) continue;
       var n = LOCKV[i * 4] + LOCKV[i * 4 + 1] + LOCKV[i * 4 + 2] + LOCKV[i * 4 + 3];
@@ -800,17 +805,8 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
     list.sort(function (a, b) { return b[2] - a[2] || b[1] - a[1] || a[0] - b[0]; });
     var out = [];
     list.slice(0, limit).forEach(function (e) {
-      var i = e[0], segs = '', tip = [];
-      for (v = 0; v < 4; v++) {
-        var c = LOCKV[i * 4 + v];
-        if (!c) continue;
-        segs += '<i style="width:' + (100 * c / max).toFixed(2) + '%;background:' + COLORS[v] + '"></i>';
-        tip.push(c + ' ' + VERD[v]);
-      }
-      out.push('<button type="button" class="bar' + (LOCKS[i] === state.lock ? ' sel' : '') + '" data-lock="' +
-        esc(LOCKS[i]) + '" title="' + esc(LOCKS[i] + ': ' + tip.join(', ') + '; ' + e[2] + ' ranked high on a syscall path') + '">' +
-        '<span class="name mono">' + esc(LOCKS[i]) + '</span><span class="track">' + segs +
-        '</span><span class="n">' + (e[2] ? '<span class="hi">' + e[2] + '</span> / ' : '') + e[1] + '</span></button>');
+      out.push(barHTML('lock', LOCKS[i = e[0]], LOCKV, i, max, state.lock,
+        (e[2] ? '<span class="hi">' + e[2] + '</span> / ' : '') + e[1], '; ' + e[2] + ' ranked high on a syscall path'));
     });
     if (list.length > limit) out.push('<div class="empty">' + (list.length - limit) + ' more: pick a subsystem or driver, or filter.</div>');
     if (!list.length) out.push('<div class="empty">No lock or queue named for these sites.</div>');
@@ -819,8 +815,8 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
   function hunkHTML(h) {
     return '<pre class="hunk">' + h.replace(/\n$/, '').split('\n').map(function (ln) {
       var c = ln.charAt(0) === '+' ? 'add' : ln.charAt(0) === '-' ? 'del' : ln.slice(0, 2) === '@@' ? 'at' : '';
-      return c ? '<span class="' + c + '">' + esc(ln) + '</span>' : esc(ln);
-    }).join('\n') + '</pre>';
+      return '<span class="' + c + '">' + (esc(ln) || ' ') + '</span>';
+    }).join('') + '</pre>';
   }
   function lineLink(i) {
     var f = FILES[C.f[i]], at = esc(f + ':' + C.l[i]);
@@ -848,7 +844,9 @@ tr.detail > td { white-space: normal; background: #fbfcfe; padding: 8px 12px 12p
         esc(LOCKS[C.lk[i]]) + '</a>' : '<span class="dir">not named</span>') + '</div>' +
       '<b>reason</b><div class="reason-full">' + (reason ? esc(reason) : '<span class="dir">none given</span>') + '</div>' +
       (C.hk[i] ? '<b>change</b><div class="change">' + (LAZY ? hunkHTML(LAZY.hunks[C.hk[i]]) : 'loading&hellip;') + '</div>' : '') +
-      '<b>syscall chain</b><div class="chain-syscall">' + chainHTML(C.ch[i], KINDS[C.k[i]], 'no syscall root reaches ' + esc(NAMES[C.n[i]]) + '()') + '</div>' +
+      '<b>syscall chain</b><div class="chain-syscall">' + chainHTML(C.ch[i], KINDS[C.k[i]], KINDS[C.k[i]] ?
+        esc(NAMES[C.n[i]]) + '() is itself where the system call enters (<code>' + esc(KINDS[C.k[i]]) + '</code>)' :
+        'no syscall root reaches ' + esc(NAMES[C.n[i]]) + '()') + '</div>' +
       '<b>must-not-fail chain</b><div class="chain-mnf mnf">' + chainHTML(C.mc[i], KINDS[C.m[i]], '<span class="dir">none</span>') + '</div>' +
       '</div>';
   }

@@ -1002,6 +1002,10 @@ class Result:
 
     def lookup(self, relpath: str, func: str) -> dict:
         nid = self.graph.node(relpath, func)
+        # spatch names SYSCALL_DEFINEn(foo, ...) after foo; the graph, sys_foo.
+        for prefix in ("sys_", "compat_sys_"):
+            if nid is None:
+                nid = self.graph.node(relpath, prefix + func)
         if nid is None:
             return {"root_kinds": [], "mnf_kinds": [], "chain": "", "mnf_chain": "",
                     "known": False}
