@@ -309,7 +309,8 @@ def test_batches_keep_high_risk() -> None:
         unit = series.Unit(["x/x.c"], piece, sites[:2], "S", "x:", [])
         body = series.make_body(unit, series.load_twins(), "A U Thor <author@example.org>",
                                 sites + [held, other])
-        expect("d.a: this patch converts 1 of its 3 acquisitions here; left alone:" in body
+        expect("d.a: this patch converts 1 of its 3 acquisitions here; left alone on\n"
+               "    system-call paths:" in body
                and "x.c:9 low(): not taken: hang risk low" in body
                and "w.c:1 w(): manual: kzalloc() held at the sleep" in body
                and "Its long holder, w(), still takes it uninterruptibly" in body

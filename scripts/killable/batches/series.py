@@ -207,9 +207,11 @@ def hunk_functions(spans: list[tuple[int, int, str]], hunk: list) -> set[str]:
 
 
 def name_locks(sites: list[Site], ra: "risk_analysis.Analysis") -> None:
-    """Each site's lock or queue, as the risk stage names it: the unit a
-    reviewer asks about ("why these two acquisitions and not the third?")."""
+    """Each site's hang risk with its evidence, and its lock or queue as the
+    risk stage names it: the unit a reviewer asks about ("why these two
+    acquisitions and not the third?")."""
     for s in sites:
+        s.risk, s.evidence = ra.rank(s.file, s.line, s.prim)
         found = ra.site(s.file, s.line, s.prim)
         s.lock = found.identity if found is not None else ""
 
@@ -225,13 +227,16 @@ def lock_lines(unit: Unit, sites: Sequence[Site]) -> list[str]:
         mine = [s for s in conv if s.lock == lock]
         others = [s for s in sites if s.lock == lock and s not in mine]
         taken = [s for s in others if s.verdict == "converted"]
-        left = [s for s in others if s.verdict != "converted"]
+        idle = [s for s in others if s.verdict == "not on a syscall path"]
+        left = [s for s in others if s.verdict not in ("converted", "not on a syscall path")]
         head = (f"{lock}: this patch converts {len(mine)} of its {len(mine) + len(others)} "
                 f"acquisitions here")
         head += (f"; {len(taken)} more {'is' if len(taken) == 1 else 'are'} converted in "
                  f"{'another patch' if len(taken) == 1 else 'other patches'} of this series"
                  if taken else "")
-        head += "; left alone:" if left else "."
+        head += (f"; {len(idle)} {'is' if len(idle) == 1 else 'are'} not on a system-call "
+                 f"path" if idle else "")
+        head += "; left alone on system-call paths:" if left else "."
         out.append(textwrap.fill(head, WRAP, initial_indent="  ", subsequent_indent="    ",
                                  break_long_words=False, break_on_hyphens=False))
         for x in left:
@@ -1156,21 +1161,25 @@ def batches(args: argparse.Namespace) -> int:
     times["rules (patch + report mode)"] = time.time() - t0
     sites = parse_report(report)
     pieces = split_diff(diff)
-    if not args.all and any(s.verdict == "converted" for s in sites):
+    risk_note = ""
+    if any(s.verdict == "converted" for s in sites):
+        # The risk stage names each site's lock (the commit messages account
+        # for a converted lock's other acquisitions) and ranks the hang risk.
         t0 = time.time()
-        log("hang risk of the converted sites (killable risk; --all takes every one)")
+        log("locks and hang risk of the sites (killable risk)")
         ra = risk_analysis.analyze(args.kdir, args.cache, args.jobs)
-        nconv = sum(s.verdict == "converted" for s in sites)
         name_locks(sites, ra)
-        pieces = keep_high_risk(args.kdir, pieces, sites, ra)
-        diff = "".join(pieces[f] for f in sorted(pieces))
-        times["hang risk"] = time.time() - t0
-        risk_note = (f"Hang risk: {sum(s.verdict == 'converted' for s in sites)} of {nconv} "
-                     "converted sites kept, those in functions with a site ranked high "
-                     "(python3 -m killable risk); the others are listed as not taken. "
-                     "--all keeps every one.")
-    else:
-        risk_note = "Every convertible site (--all): hang risk not ranked." if args.all else ""
+        nconv = sum(s.verdict == "converted" for s in sites)
+        if args.all:
+            risk_note = "Every convertible site (--all): hang risk not used to choose."
+        else:
+            pieces = keep_high_risk(args.kdir, pieces, sites, ra)
+            diff = "".join(pieces[f] for f in sorted(pieces))
+            risk_note = (f"Hang risk: {sum(s.verdict == 'converted' for s in sites)} of {nconv} "
+                         "converted sites kept, those in functions with a site ranked high "
+                         "(python3 -m killable risk); the others are listed as not taken. "
+                         "--all keeps every one.")
+        times["locks and hang risk"] = time.time() - t0
     for name, text in (("killable.diff", diff), ("report.txt", report)):
         with open(os.path.join(args.out, name), "w", encoding="utf-8") as f:
             f.write(text)
