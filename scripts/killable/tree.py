@@ -48,31 +48,31 @@ def subdir(kdir: str, m: str) -> str:
     return rel
 
 
-def version(kdir: str) -> str:
-    """`6.1` from the tree's Makefile (VERSION, PATCHLEVEL)."""
+def makefile_version(kdir: str) -> dict[str, str]:
+    """VERSION, PATCHLEVEL, SUBLEVEL and EXTRAVERSION from the tree's
+    Makefile (its first lines), each "" when unset."""
     ver: dict[str, str] = {}
     with open(os.path.join(kdir, "Makefile"), encoding="utf-8", errors="replace") as f:
         for line in f:
-            m = re.match(r"^(VERSION|PATCHLEVEL)\s*=\s*(\S+)", line)
+            m = re.match(r"^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)\s*=[ \t]*(\S*)", line)
             if m:
-                ver[m.group(1)] = m.group(2)
-            if len(ver) == 2:
+                ver.setdefault(m.group(1), m.group(2))
+            if len(ver) == 4:
                 break
-    return f"{ver.get('VERSION', 'x')}.{ver.get('PATCHLEVEL', 'x')}"
+    return ver
+
+
+def version(kdir: str) -> str:
+    """`6.1` from the tree's Makefile (VERSION, PATCHLEVEL)."""
+    ver = makefile_version(kdir)
+    return f"{ver.get('VERSION') or 'x'}.{ver.get('PATCHLEVEL') or 'x'}"
 
 
 def kernel_version(kdir: str) -> str:
     """`6.1.192` from the tree's Makefile, as `make kernelversion` prints it
     (VERSION.PATCHLEVEL.SUBLEVEL and EXTRAVERSION); "" when it has none."""
-    ver: dict[str, str] = {}
     try:
-        with open(os.path.join(kdir, "Makefile"), encoding="utf-8", errors="replace") as f:
-            for line in f:
-                m = re.match(r"^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)\s*=[ \t]*(\S*)", line)
-                if m:
-                    ver.setdefault(m.group(1), m.group(2))
-                if len(ver) == 4:
-                    break
+        ver = makefile_version(kdir)
     except OSError:
         return ""
     if not ver.get("VERSION") or not ver.get("PATCHLEVEL"):

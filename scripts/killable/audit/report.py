@@ -30,6 +30,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from killable.graph.callgraph import atomic_open, atomic_write
+from killable.risk import analysis as risk_analysis
 from killable import cli
 
 VERDICTS = ["convertible", "manual", "refused", "not on a syscall path"]
@@ -37,7 +38,7 @@ COLUMNS = ["file", "line", "col", "function", "primitive", "family", "verdict", 
            "needs", "root_kinds", "chain", "mnf_kinds", "subsystem", "driver", "risk", "risk_evidence",
            "lock"]
 # Hang risk (killable.risk), the last three columns; "" when the audit ran with --no-risk.
-RISK_COLUMNS = ["risk", "risk_evidence", "lock"]
+RISK_COLUMNS = list(risk_analysis.RISK_COLUMNS)
 RISKS = ["high", "low", "unknown", ""]
 COLORS = {"convertible": "#2e7d32", "manual": "#f9a825", "refused": "#c62828",
           "not on a syscall path": "#9e9e9e"}

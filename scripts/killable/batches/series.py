@@ -1169,10 +1169,10 @@ def batches(args: argparse.Namespace) -> int:
         log("locks and hang risk of the sites (killable risk)")
         ra = risk_analysis.analyze(args.kdir, args.cache, args.jobs)
         name_locks(sites, ra)
-        nconv = sum(s.verdict == "converted" for s in sites)
         if args.all:
             risk_note = "Every convertible site (--all): hang risk not used to choose."
         else:
+            nconv = sum(s.verdict == "converted" for s in sites)
             pieces = keep_high_risk(args.kdir, pieces, sites, ra)
             diff = "".join(pieces[f] for f in sorted(pieces))
             risk_note = (f"Hang risk: {sum(s.verdict == 'converted' for s in sites)} of {nconv} "
