@@ -124,10 +124,47 @@ def unit_tests(tally: Tally) -> None:
     tally.check("a new sparse warning on a + line blocks; a compiler warning elsewhere is only noted",
           u2.sparse == "new warning" and u2.compile == "ok" and not u2.ok() and
           any("not in a changed line" in l for l in u2.compile_lines), f"{u2.sparse} {u2.compile}")
+    lock_unit_tests(tally)
     r = mb.parse_report("drivers/a.c:3:1-11: mutex_lock in foo(): converted\n"
                         "drivers/a.c:9:1-11: mutex_lock in bar(): refused: ->poll cannot return an error\n")
     tally.check("report lines parsed", [(s.func, s.verdict) for s in r] ==
           [("foo", "converted"), ("bar", "refused: ->poll cannot return an error")])
+
+
+def lock_unit_tests(tally: Tally) -> None:
+    """commit_groups: one commit per lock; a function's locks, a helper and
+    its plumbed callers stay together; a file's small locks share one."""
+    funcs = ["fa1", "fa2", "fa3", "fb", "fc", "g"]
+    with tempfile.TemporaryDirectory() as kdir:
+        os.makedirs(os.path.join(kdir, "x"))
+        # Each function: lines 6i+1 .. 6i+5, its sleep on line 6i+3.
+        with open(os.path.join(kdir, "x", "a.c"), "w") as f:
+            for name in funcs:
+                f.write(f"static int {name}(struct d *d)\n{{\n\tmutex_lock(&d->m);\n"
+                        f"\treturn 0;\n}}\n\n")
+        with open(os.path.join(kdir, "x", "b.c"), "w") as f:
+            f.write("int h(struct d *d)\n{\n\tfa1(d);\n\treturn 0;\n}\n")
+        hunk = "@@ -{0},1 +{0},2 @@\n-\t{1}\n+\t{2}\n+\t{3}\n"
+        a = "".join(hunk.format(6 * i + 3, "mutex_lock(&d->m);", "if (mutex_lock_killable(&d->m))",
+                                "\treturn -EINTR;") for i in range(5))
+        a += hunk.format(6 * 5 + 3, "mutex_lock(&d->m);", "if (fb(d))", "\treturn -EINTR;")
+        pieces = {"x/a.c": "--- a/x/a.c\n+++ b/x/a.c\n" + a,
+                  "x/b.c": "--- a/x/b.c\n+++ b/x/b.c\n" +
+                  hunk.format(3, "fa1(d);", "if (fa1(d))", "\treturn -EINTR;")}
+        locks = {"fa1": "d.big", "fa2": "d.big", "fa3": "d.big", "fb": "d.b", "fc": "d.c"}
+        sites = [mb.Site("x/a.c", 6 * i + 3, 2, "mutex_lock", n, "converted", lock=locks[n])
+                 for i, n in enumerate(funcs[:5])]
+        groups = mb.commit_groups(kdir, pieces, sites)
+        shape = sorted(sorted((f, tuple(h[0] for h in hs)) for f, hs in g.items()) for g in groups)
+        want = [[("x/a.c", (3, 9, 15)), ("x/b.c", (3,))], [("x/a.c", (21, 27, 33))]]
+        tally.check("commit_groups: a lock's acquisitions and its callers in one commit, "
+                    "a file's small locks and their plumbing in another", shape == want, str(shape))
+        sites[3].lock = sites[4].lock = "d.big"
+        groups = mb.commit_groups(kdir, pieces, sites)
+        tally.check("commit_groups: one lock, one commit", len(groups) == 1, str(len(groups)))
+        diff = mb.join_hunks(["--- a/x/a.c\n", "+++ b/x/a.c\n"], mb.hunks_of(pieces["x/a.c"])[1][1:3])
+        tally.check("join_hunks: the new side counted over the hunks kept",
+                    "@@ -9,1 +9,2 @@" in diff and "@@ -15,1 +16,2 @@" in diff, diff)
 
 
 # ------------------------------------------------------------------ refusals
@@ -254,6 +291,16 @@ def series_tests(tally: Tally, kcache: str, out: str, tmp: str) -> list[dict]:
         named = sum(1 for rec in s["patches"] for x in rec.get("sites", []) if x.get("lock"))
         tally.check(f"{s['dir']}: every converted site's lock accounted for in its patch "
                     f"({named} named)", named > 0 and not missing, "; ".join(missing[:3]))
+        # One commit per lock: a lock's converted acquisitions are all in one patch.
+        where: dict[str, set[str]] = {}
+        for rec in s["patches"]:
+            for x in rec.get("sites", []):
+                if x.get("lock"):
+                    where.setdefault(x["lock"], set()).add(rec["file"])
+        split = {k: sorted(v) for k, v in where.items() if len(v) > 1}
+        tally.check(f"{s['dir']}: one patch per lock ({len(where)} locks in "
+                    f"{sum(not r.get('kernel_patch') for r in s['patches'])} patches)",
+                    bool(where) and not split, str(split)[:300])
         bad = []
         for pf in files[1:]:
             proc = run(["perl", "scripts/checkpatch.pl", "--strict", "--terse", "--show-types",
@@ -316,8 +363,21 @@ def series_tests(tally: Tally, kcache: str, out: str, tmp: str) -> list[dict]:
     return series
 
 
-def injection_tests(tally: Tally, kcache: str, cache: str, out: str, tmp: str) -> None:
-    """Patches that fail a check are held back and reported, never shipped."""
+# Fault injection runs here: two files, each with its own high-risk lock.
+INJECT_M = "drivers/char/tpm"
+
+
+def injection_tests(tally: Tally, kcache: str, cache: str, tmp: str) -> None:
+    """Patches that fail a check are held back and reported, never shipped.
+    On INJECT_M, whose two files take two different locks: two commits, one
+    broken, one that must still ship."""
+    out = os.path.join(tmp, "out-inject")
+    proc = batches(kcache, INJECT_M, out, cache, "--no-compile")
+    if not tally.check(f"make batches M={INJECT_M} --no-compile succeeds", proc.returncode == 0,
+                       proc.stderr.strip()[-300:]):
+        return
+    with open(os.path.join(out, "batches.json"), encoding="utf-8") as f:
+        npatch = sum(not p.get("kernel_patch") for s in json.load(f)["series"] for p in s["patches"])
     with open(os.path.join(out, "killable.diff"), encoding="utf-8") as f:
         diff = f.read()
     pieces = mb.split_diff(diff)
@@ -333,7 +393,7 @@ def injection_tests(tally: Tally, kcache: str, cache: str, out: str, tmp: str) -
     with open(pf, "w", encoding="utf-8") as f:
         f.write("".join(broken[k] for k in sorted(broken)))
     o1 = os.path.join(tmp, "out-compile")
-    proc = batches(kcache, "drivers/misc/mei", o1, cache, "--patch-file", pf, "--report-file", report)
+    proc = batches(kcache, INJECT_M, o1, cache, "--patch-file", pf, "--report-file", report)
     res = json.load(open(os.path.join(o1, "batches.json"))) if proc.returncode == 0 else {}
     held = {tuple(h["files"]): h for h in res.get("held", [])}
     shipped = [f for s in res.get("series", []) for p in s["patches"] for f in p["files"]]
@@ -349,7 +409,7 @@ def injection_tests(tally: Tally, kcache: str, cache: str, out: str, tmp: str) -
     with open(pf, "w", encoding="utf-8") as f:
         f.write("".join(noisy[k] for k in sorted(noisy)))
     o0 = os.path.join(tmp, "out-sparse")
-    proc = batches(kcache, "drivers/misc/mei", o0, cache, "--patch-file", pf, "--report-file", report)
+    proc = batches(kcache, INJECT_M, o0, cache, "--patch-file", pf, "--report-file", report)
     res = json.load(open(os.path.join(o0, "batches.json"))) if proc.returncode == 0 else {}
     held = {tuple(h["files"]): h for h in res.get("held", [])}
     summary = open(os.path.join(o0, "SUMMARY.md")).read() if res else ""
@@ -363,7 +423,7 @@ def injection_tests(tally: Tally, kcache: str, cache: str, out: str, tmp: str) -
     with open(pf, "w", encoding="utf-8") as f:
         f.write("".join(bad[k] for k in sorted(bad)))
     o2 = os.path.join(tmp, "out-style")
-    proc = batches(kcache, "drivers/misc/mei", o2, cache, "--patch-file", pf, "--report-file", report,
+    proc = batches(kcache, INJECT_M, o2, cache, "--patch-file", pf, "--report-file", report,
                    "--no-compile")
     res = json.load(open(os.path.join(o2, "batches.json"))) if proc.returncode == 0 else {}
     held = {tuple(h["files"]): h for h in res.get("held", [])}
@@ -373,21 +433,25 @@ def injection_tests(tally: Tally, kcache: str, cache: str, out: str, tmp: str) -
           proc.stderr.strip()[-300:])
     # --per-driver: one commit for the driver directory.
     o4 = os.path.join(tmp, "out-per-driver")
-    proc = batches(kcache, "drivers/misc/mei", o4, cache, "--patch-file", os.path.join(out, "killable.diff"),
+    proc = batches(kcache, INJECT_M, o4, cache, "--patch-file", os.path.join(out, "killable.diff"),
                    "--report-file", report, "--no-compile", "--per-driver")
     res = json.load(open(os.path.join(o4, "batches.json"))) if proc.returncode == 0 else {}
-    pl = [p for s in res.get("series", []) for p in s["patches"]]
-    tally.check("--per-driver: one commit for the driver's files",
-          len(pl) == 1 and sorted(pl[0]["files"]) == sorted(pieces) and len(pl[0]["subject"]) <= 75,
+    pl = [p for s in res.get("series", []) for p in s["patches"] if not p.get("kernel_patch")]
+    tally.check("--per-driver: one commit per driver directory",
+          sorted(sorted(p["files"]) for p in pl) ==
+          sorted(sorted(f for f in pieces if mb.driver_dir(f) == d)
+                 for d in {mb.driver_dir(f) for f in pieces}) and
+          all(len(p["subject"]) <= 75 for p in pl),
           proc.stderr.strip()[-300:] + str([p["files"] for p in pl]))
     # Parts: at most one patch per posting gives one series per patch.
     o3 = os.path.join(tmp, "out-parts")
-    proc = batches(kcache, "drivers/misc/mei", o3, cache, "--patch-file", os.path.join(out, "killable.diff"),
+    proc = batches(kcache, INJECT_M, o3, cache, "--patch-file", os.path.join(out, "killable.diff"),
                    "--report-file", report, "--no-compile", "--max-per-series", "1")
     dirs = sorted(d for d in os.listdir(o3) if os.path.isdir(os.path.join(o3, d))) if proc.returncode == 0 else []
     tally.check("a series over the limit splits into parts, each with its cover letter",
-          len(dirs) == len(pieces) and all(d.endswith(f"-part{i}") for i, d in enumerate(dirs, 1)) and
-          all(len(glob.glob(os.path.join(o3, d, "*.patch"))) == 2 for d in dirs), str(dirs))
+          len(dirs) == npatch and all(d.endswith(f"-part{i}") for i, d in enumerate(dirs, 1)) and
+          all(len(glob.glob(os.path.join(o3, d, "*.patch"))) == 2 + len(glob.glob(
+              os.path.join(o3, d, "*-fs-add-*.patch"))) for d in dirs), str(dirs))
 
 
 def prerequisite_tests(tally: Tally, kcache: str, cache: str, tmp: str) -> None:
@@ -448,7 +512,7 @@ def main() -> int:
         print(f"make batches M={args.m}: {time.time() - t1:.0f}s; {proc.stdout.strip()}", flush=True)
         if tally.check(f"make batches M={args.m} succeeds", proc.returncode == 0, proc.stderr.strip()[-400:]):
             series_tests(tally, args.kdir, args.out, tmp)
-            injection_tests(tally, args.kdir, args.cache, args.out, tmp)
+            injection_tests(tally, args.kdir, args.cache, tmp)
         prerequisite_tests(tally, args.kdir, args.cache, tmp)
         tally.check("the 6.1 cache is untouched",
               run(["git", "-C", args.kdir, "status", "--porcelain"]).stdout == status)

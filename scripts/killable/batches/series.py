@@ -269,13 +269,7 @@ def keep_high_risk(kdir: str, pieces: dict[str, str], sites: list[Site],
         conv_funcs[s.file].add(s.func)
     parsed: dict[str, tuple[list[str], list[list], list[set[str]]]] = {}
     for f, piece in pieces.items():
-        try:
-            with open(os.path.join(kdir, f), encoding="utf-8", errors="replace") as fh:
-                clean = csource.blank_noise(fh.read())
-            spans = [(fn.line, fn.end_line, fn.name)
-                     for _a, _b, fn in csource.function_bodies(clean, csource.LineIndex(clean))]
-        except OSError:
-            spans = []
+        spans = function_spans(kdir, f)
         head, hunks = hunks_of(piece)
         parsed[f] = (head, hunks, [hunk_functions(spans, h) for h in hunks])
     # A hunk that changes a kept function and another converted one keeps both.
@@ -305,16 +299,8 @@ def keep_high_risk(kdir: str, pieces: dict[str, str], sites: list[Site],
                 ok = bool(calls & kept_names) or not calls & dropped_names
             if ok:
                 kept.append(h)
-        if not kept:
-            continue
-        delta = 0
-        body = list(head)
-        for old_start, old_len, _new_start, new_len, tail, lines in kept:
-            new_start = old_start + delta + (1 if old_len == 0 else 0) - (1 if new_len == 0 else 0)
-            body.append(f"@@ -{old_start},{old_len} +{new_start},{new_len} @@{tail}\n")
-            body.extend(lines)
-            delta += new_len - old_len
-        out[f] = "".join(body)
+        if kept:
+            out[f] = join_hunks(head, kept)
     for s in conv:
         if (s.file, s.func) not in keep:
             s.verdict = f"not taken: hang risk {s.risk or 'unknown'}"
@@ -545,40 +531,143 @@ def exported_functions(kdir: str, files: list[str], funcs: list[str]) -> list[st
             if re.search(r"\bEXPORT_\w*SYMBOL\w*\s*\(\s*%s\s*[,)]" % re.escape(f), text)]
 
 
+# A lock with at most this many converted acquisitions, all in one file, is
+# small: the file's small locks share one commit instead of one each.
+SMALL_LOCK = 2
+
+
+def function_spans(kdir: str, path: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, name) of each function defined in the file."""
+    try:
+        with open(os.path.join(kdir, path), encoding="utf-8", errors="replace") as fh:
+            clean = csource.blank_noise(fh.read())
+    except OSError:
+        return []
+    return [(fn.line, fn.end_line, fn.name)
+            for _a, _b, fn in csource.function_bodies(clean, csource.LineIndex(clean))]
+
+
+def join_hunks(head: list[str], hunks: list[list]) -> str:
+    """A file's diff piece from its header and some of its hunks, the new
+    side's line numbers counted over those hunks alone."""
+    delta = 0
+    out = list(head)
+    for old_start, old_len, _new_start, new_len, tail, lines in hunks:
+        new_start = old_start + delta + (1 if old_len == 0 else 0) - (1 if new_len == 0 else 0)
+        out.append(f"@@ -{old_start},{old_len} +{new_start},{new_len} @@{tail}\n")
+        out.extend(lines)
+        delta += new_len - old_len
+    return "".join(out)
+
+
+class Joined:
+    """Union-find over hashable nodes."""
+
+    def __init__(self) -> None:
+        self.parent: dict = {}
+
+    def find(self, x):
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a, b) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+
+
+def lock_key(s: Site) -> str:
+    """What a commit is about: the site's lock, or its function when the
+    risk stage named no lock."""
+    return f"lock:{s.lock}" if s.lock else f"fn:{s.file}:{s.func}"
+
+
+def commit_groups(kdir: str, pieces: dict[str, str], sites: list[Site],
+                  per_driver: bool = False) -> list[dict[str, list[list]]]:
+    """The hunks of each commit, per file: one commit per lock.
+
+    A hunk goes with the locks of the converted sites in the functions it
+    changes; a hunk that changes no such function (a caller that now
+    checks a converted helper, a prototype) goes with the helper's locks.
+    The locks of one function stay in one commit (its error exits are
+    written once), and so do a file's small locks (SMALL_LOCK).  With
+    per_driver, a driver's files are one commit."""
+    conv = [s for s in sites if s.verdict == "converted" and s.file in pieces]
+    j = Joined()
+    conv_fn: dict[tuple[str, str], None] = {}
+    by_name: dict[str, set[str]] = collections.defaultdict(set)
+    for s in conv:
+        j.union(f"fn:{s.file}:{s.func}", lock_key(s))
+        conv_fn[(s.file, s.func)] = None
+        by_name[s.func].add(s.file)
+    parsed: dict[str, tuple[list[str], list[list]]] = {}
+    for f in sorted(pieces):
+        head, hunks = hunks_of(pieces[f])
+        parsed[f] = (head, hunks)
+        spans = function_spans(kdir, f)
+        defined = {name for _a, _b, name in spans}
+        for i, h in enumerate(hunks):
+            node = ("hunk", f, i)
+            j.find(node)
+            linked = False
+            for x in hunk_functions(spans, h):
+                if (f, x) in conv_fn:
+                    j.union(node, f"fn:{f}:{x}")
+                    linked = True
+            if linked:
+                continue
+            text = "".join(l[1:] for l in h[5] if l[:1] in "+-")
+            for name in set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", text)) & set(by_name):
+                # This file's own function of that name if it has one.
+                for g in ([f] if f in by_name[name] or name in defined else sorted(by_name[name])):
+                    if (g, name) in conv_fn:
+                        j.union(node, f"fn:{g}:{name}")
+                        linked = True
+            if not linked:
+                j.union(node, f"file:{f}")
+    groups: dict = collections.defaultdict(list)
+    for f, (_head, hunks) in parsed.items():
+        for i in range(len(hunks)):
+            groups[j.find(("hunk", f, i))].append((f, i))
+    # A file's leftover hunks (no converted function, no call of one) and its
+    # small locks go with the file's first commit.
+    nconv = collections.Counter(j.find(lock_key(s)) for s in conv)
+    first: dict[str, object] = {}
+    for root, members in sorted(groups.items(), key=lambda kv: min(kv[1])):
+        files = {f for f, _ in members}
+        small = len(files) == 1 and nconv[root] <= SMALL_LOCK
+        for f in files:
+            if small or j.find(f"file:{f}") == root:
+                if f in first:
+                    j.union(first[f], root)
+                else:
+                    first[f] = root
+    if per_driver:
+        seen: dict[str, tuple[str, int]] = {}
+        for f, (_head, hunks) in parsed.items():
+            for i in range(len(hunks)):
+                j.union(seen.setdefault(driver_dir(f), ("hunk", f, i)), ("hunk", f, i))
+    merged: dict = collections.defaultdict(lambda: collections.defaultdict(list))
+    for f, (_head, hunks) in parsed.items():
+        for i, h in enumerate(hunks):
+            merged[j.find(("hunk", f, i))][f].append(h)
+    return [dict(g) for g in merged.values()]
+
+
 def build_units(kdir: str, pieces: dict[str, str], sites: list[Site],
                 twins: dict[str, tuple[str, str, str]], signer: str,
                 per_driver: bool = False) -> list[Unit]:
     by_file: dict[str, list[Site]] = collections.defaultdict(list)
     for s in sites:
         by_file[s.file].append(s)
-    files = sorted(pieces)
-    # Couple a file to another when its + lines call a function converted there
-    # (a helper that now returns -EINTR and a caller that now checks it).
-    parent = {f: f for f in files}
-
-    def find(f: str) -> str:
-        while parent[f] != f:
-            f = parent[f]
-        return f
-
-    for a in files:
-        conv = {s.func for s in by_file.get(a, []) if s.verdict == "converted"}
-        for b in files:
-            if a == b or not conv:
-                continue
-            plus = "\n".join(l for l in pieces[b].splitlines() if l.startswith("+"))
-            if any(re.search(rf"\b{re.escape(f)}\s*\(", plus) for f in conv):
-                parent[find(b)] = find(a)
-    if per_driver:
-        for f in files:
-            parent[find(f)] = find(next(g for g in files if driver_dir(g) == driver_dir(f)))
-    groups: dict[str, list[str]] = collections.defaultdict(list)
-    for f in files:
-        groups[find(f)].append(f)
+    heads = {f: hunks_of(pieces[f])[0] for f in pieces}
     units = []
     prefixes = data.load_subject_prefixes()
-    for members in groups.values():
-        members.sort()
+    for group in commit_groups(kdir, pieces, sites, per_driver):
+        members = sorted(group)
         section, cc = maintainers(kdir, members[0])
         if not section:
             section = driver_dir(members[0])
@@ -587,9 +676,14 @@ def build_units(kdir: str, pieces: dict[str, str], sites: list[Site],
                 if a not in cc:
                     cc.append(a)
         prefix = prefix_from_history(kdir, members[0]) or prefix_from_path(members[0], prefixes)
-        usites = sorted((s for m in members for s in by_file.get(m, [])),
+        diff = "".join(join_hunks(heads[m], group[m]) for m in members)
+        spans = {m: [(h[0], h[0] + max(h[1], 1) - 1) for h in group[m]] for m in members}
+        # The sites whose lines this commit's hunks change.
+        usites = sorted((s for m in members for s in by_file.get(m, [])
+                         if s.verdict != "converted" or
+                         any(a <= s.line <= b for a, b in spans[m])),
                         key=lambda s: (s.file, s.line, s.col))
-        u = Unit(members, "".join(pieces[m] for m in members), usites, section, prefix, cc)
+        u = Unit(members, diff, usites, section, prefix, cc)
         conv = [s for s in usites if s.verdict == "converted"]
         if not conv:
             # The diff touched a file without a converted site of its own
@@ -602,7 +696,7 @@ def build_units(kdir: str, pieces: dict[str, str], sites: list[Site],
         u.exported = exported_functions(kdir, members, [s.func for s in conv])
         u.body = make_body(u, twins, signer, sites)
         units.append(u)
-    units.sort(key=lambda u: (u.section, u.files))
+    units.sort(key=lambda u: (u.section, u.files, hunks_of(u.diff)[1][0][0]))
     return units
 
 
@@ -886,7 +980,8 @@ def cover_blurb(section: str, units: list[Unit], held: list[Unit], other_sites: 
         f"This series{part} converts {nsites} uninterruptible sleeps in {nfiles} "
         f"files of {section} to their killable twins"
         f"{' (' + func_list(used) + ')' if used else ''}, "
-        f"one patch per {'file' if all(len(u.files) == 1 for u in units) else 'driver'}.")]
+        f"one patch per lock (a file's locks taken at most {SMALL_LOCK} times each share "
+        f"one patch).")]
     if needs:
         out[0] += "\n\n" + wrap(
             f"{'Patch 1 adds' if len(needs) == 1 else f'Patches 1-{len(needs)} add'} the "
