@@ -2168,6 +2168,16 @@ class TestStoresIn(unittest.TestCase):
         self.assertEqual(body.stores_in("\n\tif (f(a)) b->x = 2;\n"), ["b->x"])
         self.assertEqual(body.stores_in("\n\tif (x) y = 1;\n"), [])
 
+    def test_a_pointer_to_an_array_is_declared_not_stored(self) -> None:
+        # scarlett2_talkback_map_ctl_put() (sound/usb/mixer_scarlett2.c:3110):
+        # `const int (*port_count)[N] = ...` declares a local and calls no int().
+        decl = "\n\tconst int (*port_count)[DIRNS] =\n\t\tpriv->info->port_count;\n"
+        self.assertEqual(body.stores_in(decl), [])
+        self.assertEqual(body.calls_in(decl), [])
+        self.assertEqual(body.stores_in("\n\t(*rows)[i] = 1;\n"), ["*rows)[i]"])
+        self.assertEqual(body.stores_in("\n\tif (x) a = 0;\n\telse (*rows)[i] = 1;\n"),
+                         ["*rows)[i]"])
+
 
 class TestTimeLeftType(VerdictCase):
     """checks.time_left_type: a `_timeout` wait's result must be able to

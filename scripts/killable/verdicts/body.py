@@ -62,9 +62,15 @@ def macro_at(lines: list[str], line: int) -> str:
 
 # ---- what happens before a sleep ------------------------------------------
 
-KEYWORDS = frozenset(("if", "while", "for", "switch", "return", "sizeof", "typeof", "do",
-                      "else", "case", "goto", "__typeof__", "_Generic", "defined",
-                      "__builtin_expect", "alignof", "offsetof"))
+# Words before a `(` that are no call: statements, operators, and the type
+# names of a declarator in parentheses (`const int (*port_count)[N] = ...`
+# declares a pointer to an array; it calls nothing).
+STATEMENT_WORDS = frozenset(("if", "while", "for", "switch", "return", "do", "else", "case",
+                             "goto"))
+KEYWORDS = STATEMENT_WORDS | frozenset((
+    "sizeof", "typeof", "__typeof__", "_Generic", "defined", "__builtin_expect", "alignof",
+    "offsetof", "void", "char", "short", "int", "long", "signed", "unsigned", "float", "double",
+    "bool", "_Bool", "const", "volatile"))
 EXIT_RE = re.compile(r"\breturn\b[^;]*;|\bgoto\s+(\w+)\s*;")
 CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 # An assignment operator (not ==, <=, >=, !=) or an increment.
@@ -289,6 +295,9 @@ def stores_in(text: str) -> list[str]:
         if not lhs or "," in lhs:
             continue
         call = re.search(r"(\w+)\s*$", text[:start - 1]) if text[start - 1:start] == "(" else None
+        if call and call.group(1) not in STATEMENT_WORDS and \
+                re.match(r"^\*+\s*\w+\s*\)\s*\[", lhs):
+            continue    # `const int (*rows)[N] = ...` declares a pointer to an array
         if call and lhs.endswith(")") and lhs.count(")") == 1 and \
                 call.group(1) not in KEYWORDS:
             # A macro that names a place (f2fs's `MAIN_SECS(sbi) -= secs;`,
