@@ -8,7 +8,9 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "scripts"))
-from killable.graph import callgraph  # noqa: E402
+from killable import data  # noqa: E402
+from killable.graph import callgraph, reach  # noqa: E402
+from killable.scan import csource  # noqa: E402
 
 
 def graph(n: int, calls: dict[int, list[int]], mnf_roots: dict[int, set[str]]) -> callgraph.Graph:
@@ -49,6 +51,28 @@ class TestTypeFacts(unittest.TestCase):
         self.assertEqual(fields, [["snd_soc_pcm_runtime", "card", "snd_soc_card"],
                                   ["snd_soc_pcm_runtime", "dpcm", "snd_soc_dpcm_runtime"],
                                   ["snd_soc_pcm_runtime", "ops", "snd_soc_ops"]])
+
+
+class TestAttributeRoots(unittest.TestCase):
+    def test_the_helpers_attribute_macros_name_their_functions(self) -> None:
+        # drivers/hwmon/adm1026.c:533 `static SENSOR_DEVICE_ATTR_RW(in0_min,
+        # in_min, 0);` makes in_min_show() and in_min_store() sysfs
+        # attributes, as DEVICE_ATTR_RW(analog_out) does analog_out_*();
+        # an array of SENSOR_ATTR_2() names its functions outright.
+        funcs = ["in_min_show", "in_min_store", "temp_show", "fan_div_show", "fan_div_store",
+                 "calib_store", "idle_show"]
+        text = "".join(f"static ssize_t {f}(struct device *d)\n{{\n\treturn 0;\n}}\n"
+                       for f in funcs)
+        text += ("static SENSOR_DEVICE_ATTR_RW(in0_min, in_min, 0);\n"
+                 "static SENSOR_DEVICE_ATTR_2_RO(temp1_input, temp, 0, 1);\n"
+                 "static struct sensor_device_attribute_2 sda[] = {\n"
+                 "\tSENSOR_ATTR_2(fan1_div, 0644, fan_div_show, fan_div_store, 0, 1),\n};\n"
+                 "static IIO_DEVICE_ATTR_WO(calib, 0);\n"
+                 "static struct kobj_attribute idle_attr = __ATTR_RO(idle);\n")
+        table = data.load_root_tables()
+        facts = csource.scan_text(text, "drivers/hwmon/x.c", table.interesting())
+        roots = {(r.func, r.kind) for r in reach.roots_in(facts, table.syscall)}
+        self.assertEqual(roots, {(f, "sysfs") for f in funcs})
 
 
 if __name__ == "__main__":
