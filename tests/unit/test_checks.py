@@ -1026,8 +1026,47 @@ class TestRootCalledDirectly(VerdictCase):
         # gpio_mockup_get returns what __gpio_mockup_get reads: a line value
         code = self.CODE.replace("        \tif (offset >= 8)\n        \t\treturn -EINVAL;\n", "")
         v = self.verdict(code, "mock_get", args="&chip->lock",
-                         reach="t.c\tmock_get\tsysfs,syscall,root\n")
+                         reach="t.c\tmock_get\tsysfs,syscall\n")
         self.assertTrue(v.startswith("manual: mock_get() never returns a negative errno"), v)
+
+    def test_a_root_in_another_files_table_is_exempt_from_the_value_check(self) -> None:
+        # upd78f0730_tiocmget (drivers/usb/serial/upd78f0730.c:183) returns
+        # modem bits, and its caller, the system call, tests `>= 0`: a
+        # root's caller takes errors, wherever its ops table is.
+        code = self.CODE.replace("        \tif (offset >= 8)\n        \t\treturn -EINVAL;\n", "")
+        v = self.verdict(code, "mock_get", args="&chip->lock",
+                         reach="t.c\tmock_get\tsysfs,syscall,root\n")
+        self.assertNotIn("never returns a negative errno", v)
+
+    def test_a_result_from_an_operation_may_be_an_errno(self) -> None:
+        # tsys01_read_temperature (drivers/iio/temperature/tsys01.c:54):
+        # `ret = dev_data->convert_and_read(...); ... return ret;`
+        v = self.verdict("""
+            static int t_read(struct t_dev *d, int *val)
+            {
+            	int ret;
+
+            	mutex_lock(&d->lock);
+            	ret = d->convert_and_read(d->client, val);
+            	mutex_unlock(&d->lock);
+            	if (ret)
+            		return ret;
+            	*val >>= 8;
+            	return 0;
+            }
+            static ssize_t t_show(struct device *dev, struct device_attribute *a, char *buf)
+            {
+            	struct t_dev *d = dev_get_drvdata(dev);
+            	int val, ret;
+
+            	ret = t_read(d, &val);
+            	if (ret)
+            		return ret;
+            	return sprintf(buf, "%d\\n", val);
+            }
+            """, "t_read", args="&d->lock", reach="t.c\tt_show\tsysfs,syscall,root\n"
+                                                  "t.c\tt_read\tsysfs,syscall\n")
+        self.assertEqual(v, "converted")
 
     def test_root_whose_file_returns_its_result_is_converted(self) -> None:
         code = self.CODE.replace("val = mock_get(&chip->gc, 0);",

@@ -258,7 +258,8 @@ def no_errno(c: Context) -> str:
     """An int that never carries a negative errno is a value, not an error:
     a timeout, a count, a SCSI disposition.  Its callers would take -EINTR
     for data.  Roots are exempt (their caller is the system call)."""
-    if c.fn.name in c.reach.root_via or c.fn.return_type.endswith("*") or \
+    if c.fn.name in c.reach.root_via or "root" in c.k.external_classes(c.site.file, c.fn.name) or \
+            c.fn.return_type.endswith("*") or \
             c.fn.return_type == "void" or \
             plumbing.truth_valued(c.fn):
         return ""
@@ -292,14 +293,19 @@ def returns_errno(c: Context, fn: csource.Function, depth: int = 0) -> bool:
             return True
         if not re.match(r"^\w+$", value):
             continue
-        for m in re.finditer(r"\b%s\s*=\s*(?:-\s*E[A-Z0-9]+\b|PTR_ERR\b|([A-Za-z_]\w*)\s*\()"
+        for m in re.finditer(r"\b%s\s*=\s*(?:-\s*E[A-Z0-9]+\b|PTR_ERR\b|"
+                             r"((?:[\w\]\[]+\s*(?:->|\.)\s*)*)([A-Za-z_]\w*)\s*\()"
                              % re.escape(value), text):
-            if m.group(1) and not whole_value(clean, m.end() - 1):
+            if m.group(1) and whole_value(clean, m.end() - 1):
+                # `ret = st->convert_and_read(...)` (tsys01_read_temperature):
+                # what an operation returns is its contract's, errors too.
+                return True
+            if m.group(2) and not whole_value(clean, m.end() - 1):
                 # `ret = IS_ERR_OR_NULL(q) || ... ? NO_CONSTRAINT : prio;`
                 # (dev_pm_qos_get_user_latency_tolerance): the call is
                 # part of a condition, not the value.
                 continue
-            if not m.group(1) or not static_callee_without_errno(c, m.group(1), depth):
+            if not m.group(2) or not static_callee_without_errno(c, m.group(2), depth):
                 return True
     return False
 
