@@ -75,5 +75,29 @@ class TestAttributeRoots(unittest.TestCase):
         self.assertEqual(roots, {(f, "sysfs") for f in funcs})
 
 
+class TestStaleFacts(unittest.TestCase):
+    def test_facts_read_against_other_root_tables_are_scanned_again(self) -> None:
+        # An older csource's facts of the same file are reused; facts read
+        # against another syscall-roots.tsv are not: they lack the roots a
+        # new row names (SENSOR_DEVICE_ATTR_RW's in_min_store()).
+        import tempfile
+        table = data.load_root_tables()
+        with tempfile.TemporaryDirectory() as tmp:
+            os.makedirs(os.path.join(tmp, "k"))
+            with open(os.path.join(tmp, "k", "x.c"), "w") as f:
+                f.write("static ssize_t in_min_store(struct device *d)\n{\n\treturn 0;\n}\n"
+                        "static SENSOR_DEVICE_ATTR_RW(in0_min, in_min, 0);\n")
+
+            def scan(version: str, tables: str) -> dict:
+                job = callgraph.ScanJob(os.path.join(tmp, "k"), "x.c", os.path.join(tmp, "c"),
+                                        version, table.interesting(), table, True, False, tables)
+                return callgraph.scan_both(job)[1]
+
+            first = scan("0" * 16, "tablesA")
+            self.assertFalse(first.get("stale"))
+            self.assertTrue(scan("1" * 16, "tablesA").get("stale"))
+            self.assertFalse(scan("2" * 16, "tablesB").get("stale"))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -123,6 +123,15 @@ def hash_files(paths: Iterable[str]) -> str:
     return h.hexdigest()
 
 
+def tables_version(data_dir: str = reachability.DATA_DIR) -> str:
+    """Hash of the root tables a file's roots and macro references are
+    read against: facts scanned against other tables miss the roots a new
+    row names (SENSOR_DEVICE_ATTR_RW's functions) and are never reused."""
+    return hash_files([os.path.join(data_dir, "syscall-roots.tsv"),
+                       os.path.join(data_dir, "must-not-fail-roots.tsv"),
+                       os.path.join(data_dir, "contexts.tsv")])[:16]
+
+
 def scanner_version(data_dir: str = reachability.DATA_DIR) -> str:
     """Hash of everything a scan result depends on besides the C file."""
     files = [csource.__file__, reachability.__file__,
@@ -175,6 +184,7 @@ class ScanJob:
     table: reachability.RootTable
     reuse_stale: bool = True
     digest: bool = False        # also its graph_digest (in the worker)
+    tables: str = ""            # tables_version() the facts are read against
 
 
 def compact_facts(ff: csource.FileFacts, table: reachability.RootTable) -> dict:
@@ -206,6 +216,7 @@ def scan_cached(job: ScanJob) -> tuple[str, dict, bool]:
         return job.relpath, cached, True
     facts = compact_facts(csource.scan_text(content.decode("utf-8", "replace"), path,
                                            job.interesting, uses=False), job.table)
+    facts["tv"] = job.tables
     atomic_write(cpath, json.dumps(facts, separators=(",", ":")))
     return job.relpath, facts, False
 
@@ -337,7 +348,9 @@ def stale_facts(job: ScanJob, sha: str) -> dict | None:
     csource.py and the root tables change often while the rules are worked
     on; a cold scan of the tree is ~15 min on 2 busy cores.  Reusing older
     per-file facts keeps `make audit` usable; the count is reported and
-    --strict-scan turns it off."""
+    --strict-scan turns it off.  Only facts read against the same root
+    tables are reused (tables_version): a file's roots and macro
+    references depend on them."""
     d = os.path.join(job.cache_dir, sha[:2])
     try:
         names = [n for n in os.listdir(d) if n.startswith(sha + "-")]
@@ -373,14 +386,14 @@ def stale_facts(job: ScanJob, sha: str) -> dict | None:
             return None
 
     g = load("g")
-    if g is not None:
+    if g is not None and g.get("tv") == job.tables:
         return g
     macros = macros_cached(job.kdir, job.relpath, job.cache_dir)
     if header:
         t = load("t") or types_cached(job.kdir, job.relpath, job.cache_dir, job.version, [])
-        return {"types": t, "macros": macros}
+        return {"types": t, "macros": macros, "tv": job.tables}
     c = load("c")
-    if c is None:
+    if c is None or c.get("tv") != job.tables:
         return None
     t = load("t") or types_cached(job.kdir, job.relpath, job.cache_dir, job.version,
                                   [(f[0], f[1], f[2]) for f in c["functions"]])
@@ -409,7 +422,7 @@ def scan_both(job: ScanJob) -> tuple[str, dict, bool]:
     macros = macros_cached(job.kdir, job.relpath, job.cache_dir)
     if job.relpath.endswith(".h"):
         t = types_cached(job.kdir, job.relpath, job.cache_dir, job.version, [])
-        facts: dict = {"types": t, "macros": macros}
+        facts: dict = {"types": t, "macros": macros, "tv": job.tables}
     else:
         _rel, facts, _c = scan_cached(job)
         spans = [(f[0], f[1], f[2]) for f in facts["functions"]]
@@ -495,8 +508,9 @@ def scan_tree(kdir: str, files: list[str], cache: str, jobs: int,
     version = scanner_version()
     cache_dir = os.path.join(cache, "audit-cache", "scan")
     interesting = table.interesting()
+    tables = tables_version()
     work = [ScanJob(kdir, f, cache_dir, version, interesting, table, reuse_stale,
-                    digests is not None) for f in files]
+                    digests is not None, tables) for f in files]
     out: dict[str, Facts] = {}
     hits = 0
     t0 = time.time()
