@@ -162,6 +162,24 @@ def lock_unit_tests(tally: Tally) -> None:
         sites[3].lock = sites[4].lock = "d.big"
         groups = mb.commit_groups(kdir, pieces, sites)
         tally.check("commit_groups: one lock, one commit", len(groups) == 1, str(len(groups)))
+        sites[3].lock = "drivers/x/a.c:&d->hw->big"
+        sites[4].lock = "big (drivers/x/a.c)"
+        groups = mb.commit_groups(kdir, pieces, sites)
+        tally.check("commit_groups: a driver's locks of one name are one commit "
+                    "(an identity behind a typedef)", len(groups) == 1, str(len(groups)))
+        tally.check("lock_short_name: the member or variable",
+                    [mb.lock_short_name(x) for x in ("qla_hw_data.optrom_mutex",
+                                                     "qla_attr.c:&vha->hw->optrom_mutex",
+                                                     "harddog_mutex (arch/um/drivers/harddog_kern.c)")]
+                    == ["optrom_mutex", "optrom_mutex", "harddog_mutex"])
+        funcs6 = [f"qla2x00_sysfs_read_function_{i}" for i in range(5)]
+        tally.check("subject: one lock names a commit whose functions do not fit",
+                    mb.make_subject("scsi: qla2xxx:", funcs6,
+                                    ["qla_hw_data.optrom_mutex", "x.c:&vha->hw->optrom_mutex"]) ==
+                    "scsi: qla2xxx: make optrom_mutex acquisitions killable" and
+                    mb.make_subject("scsi: qla2xxx:", funcs6, ["a.lock", "b.mutex"]) ==
+                    "scsi: qla2xxx: make syscall paths killable",
+                    mb.make_subject("scsi: qla2xxx:", funcs6, ["a.lock", "b.mutex"]))
         diff = mb.join_hunks(["--- a/x/a.c\n", "+++ b/x/a.c\n"], mb.hunks_of(pieces["x/a.c"])[1][1:3])
         tally.check("join_hunks: the new side counted over the hunks kept",
                     "@@ -9,1 +9,2 @@" in diff and "@@ -15,1 +16,2 @@" in diff, diff)
@@ -286,8 +304,10 @@ def series_tests(tally: Tally, kcache: str, out: str, tmp: str) -> list[dict]:
                 continue
             with open(os.path.join(sdir, rec["file"]), encoding="utf-8") as f:
                 body = f.read()
+            per_lock = " ".join(body.split("By lock, its acquisitions", 1)[-1].split())
             missing += [f"{rec['file']}: {x['lock']}" for x in rec["sites"]
-                        if x.get("lock") and f"{x['lock']}: this patch converts" not in body]
+                        if x.get("lock") and (" ".join(x["lock"].split()) not in per_lock or
+                                              "this patch converts" not in per_lock)]
         named = sum(1 for rec in s["patches"] for x in rec.get("sites", []) if x.get("lock"))
         tally.check(f"{s['dir']}: every converted site's lock accounted for in its patch "
                     f"({named} named)", named > 0 and not missing, "; ".join(missing[:3]))

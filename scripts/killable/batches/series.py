@@ -223,9 +223,16 @@ def lock_lines(unit: Unit, sites: Sequence[Site]) -> list[str]:
     conversion still buys."""
     conv = [s for s in unit.sites if s.verdict == "converted" and s.lock]
     out: list[str] = []
-    for lock in dict.fromkeys(s.lock for s in conv):
-        mine = [s for s in conv if s.lock == lock]
-        others = [s for s in sites if s.lock == lock and s not in mine]
+
+    def key(s: Site) -> tuple[str, str]:
+        # One lock the risk stage names twice (behind a typedef) is one.
+        return driver_dir(s.file), lock_short_name(s.lock)
+
+    for k in dict.fromkeys(key(s) for s in conv):
+        mine = [s for s in conv if key(s) == k]
+        others = [s for s in sites if s.lock and key(s) == k and s not in mine]
+        names = list(dict.fromkeys(s.lock for s in mine + others))
+        lock = names[0] if len(names) == 1 else f"{k[1]} ({', '.join(names)})"
         taken = [s for s in others if s.verdict == "converted"]
         idle = [s for s in others if s.verdict == "not on a syscall path"]
         left = [s for s in others if s.verdict not in ("converted", "not on a syscall path")]
@@ -399,10 +406,27 @@ def kinds_nouns(funcs: list[str]) -> str:
     return ", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1 else kinds[0]
 
 
-def make_subject(prefix: str, funcs: list[str]) -> str:
+def lock_short_name(identity: str) -> str:
+    """The name a maintainer calls a lock by: `optrom_mutex` for
+    `qla_hw_data.optrom_mutex` and for `qla_attr.c:&vha->hw->optrom_mutex`,
+    `harddog_mutex` for `harddog_mutex (arch/um/drivers/harddog_kern.c)`."""
+    words = re.findall(r"\w+", re.sub(r"\s*\([^()]*\)\s*$", "", identity))
+    return words[-1] if words else ""
+
+
+def make_subject(prefix: str, funcs: list[str], locks: Sequence[str] = ()) -> str:
+    """`prefix make f() and g() killable`; when the functions do not fit and
+    the commit is about one lock, the lock names it (one commit per lock:
+    two patches of a series must not both be `make syscall paths
+    killable`); else the kinds of paths."""
     subj = f"{prefix} make {func_list(funcs)} killable"
     if len(subj) <= SUBJECT_MAX:
         return subj
+    names = list(dict.fromkeys(lock_short_name(x) for x in locks if lock_short_name(x)))
+    if len(names) == 1:
+        subj = f"{prefix} make {names[0]} acquisitions killable"
+        if len(subj) <= SUBJECT_MAX:
+            return subj
     subj = f"{prefix} make {kinds_phrase(funcs)} killable"
     if len(subj) <= SUBJECT_MAX:
         return subj
@@ -593,7 +617,8 @@ def commit_groups(kdir: str, pieces: dict[str, str], sites: list[Site],
     changes; a hunk that changes no such function (a caller that now
     checks a converted helper, a prototype) goes with the helper's locks.
     The locks of one function stay in one commit (its error exits are
-    written once), and so do a file's small locks (SMALL_LOCK).  With
+    written once), and so do a driver's locks of one name and a file's
+    small locks (SMALL_LOCK).  With
     per_driver, a driver's files are one commit."""
     conv = [s for s in sites if s.verdict == "converted" and s.file in pieces]
     j = Joined()
@@ -601,6 +626,11 @@ def commit_groups(kdir: str, pieces: dict[str, str], sites: list[Site],
     by_name: dict[str, set[str]] = collections.defaultdict(set)
     for s in conv:
         j.union(f"fn:{s.file}:{s.func}", lock_key(s))
+        if s.lock:
+            # One lock the risk stage names twice (`qla_hw_data.optrom_mutex`,
+            # and `qla_attr.c:&vha->hw->optrom_mutex` behind a typedef): a
+            # driver's locks of one name are one commit.
+            j.union(lock_key(s), f"name:{driver_dir(s.file)}:{lock_short_name(s.lock)}")
         conv_fn[(s.file, s.func)] = None
         by_name[s.func].add(s.file)
     parsed: dict[str, tuple[list[str], list[list]]] = {}
@@ -691,7 +721,7 @@ def build_units(kdir: str, pieces: dict[str, str], sites: list[Site],
             funcs = sorted(set(re.findall(r"^@@ [^@]+ @@ .*?(\w+)\(", u.diff, re.M))) or ["callers"]
         else:
             funcs = list(dict.fromkeys(s.func for s in conv))
-        u.subject = make_subject(prefix, funcs)
+        u.subject = make_subject(prefix, funcs, [s.lock for s in conv])
         u.needs = sorted({s.needs for s in conv if s.needs})
         u.exported = exported_functions(kdir, members, [s.func for s in conv])
         u.body = make_body(u, twins, signer, sites)
