@@ -618,8 +618,8 @@ def commit_groups(kdir: str, pieces: dict[str, str], sites: list[Site],
     checks a converted helper, a prototype) goes with the helper's locks.
     The locks of one function stay in one commit (its error exits are
     written once), and so do a driver's locks of one name and a file's
-    small locks (SMALL_LOCK).  With
-    per_driver, a driver's files are one commit."""
+    small locks (SMALL_LOCK).  With per_driver, a driver's files are one
+    commit."""
     conv = [s for s in sites if s.verdict == "converted" and s.file in pieces]
     j = Joined()
     conv_fn: dict[tuple[str, str], None] = {}

@@ -123,21 +123,21 @@ def hash_files(paths: Iterable[str]) -> str:
     return h.hexdigest()
 
 
+# The tables a file's roots and macro references are read against.
+ROOT_TABLES = ("syscall-roots.tsv", "must-not-fail-roots.tsv", "contexts.tsv")
+
+
 def tables_version(data_dir: str = reachability.DATA_DIR) -> str:
-    """Hash of the root tables a file's roots and macro references are
-    read against: facts scanned against other tables miss the roots a new
-    row names (SENSOR_DEVICE_ATTR_RW's functions) and are never reused."""
-    return hash_files([os.path.join(data_dir, "syscall-roots.tsv"),
-                       os.path.join(data_dir, "must-not-fail-roots.tsv"),
-                       os.path.join(data_dir, "contexts.tsv")])[:16]
+    """Hash of ROOT_TABLES: facts scanned against other tables miss the
+    roots a new row names (SENSOR_DEVICE_ATTR_RW's functions) and are
+    never reused."""
+    return hash_files([os.path.join(data_dir, t) for t in ROOT_TABLES])[:16]
 
 
 def scanner_version(data_dir: str = reachability.DATA_DIR) -> str:
     """Hash of everything a scan result depends on besides the C file."""
-    files = [csource.__file__, reachability.__file__,
-             os.path.join(data_dir, "syscall-roots.tsv"),
-             os.path.join(data_dir, "must-not-fail-roots.tsv"),
-             os.path.join(data_dir, "contexts.tsv")]
+    files = [csource.__file__, reachability.__file__] + \
+        [os.path.join(data_dir, t) for t in ROOT_TABLES]
     return (SCAN_FORMAT + hash_files(files))[:16]
 
 
