@@ -1152,6 +1152,45 @@ class TestTestedCaller(VerdictCase):
                          "chan_find", args="&chan_lock")
         self.assertEqual(v, "converted")
 
+    UPDATE = """
+        static struct foo *update_device(struct foo *foo)
+        {
+        	struct foo *ret = foo;
+
+        	mutex_lock(&foo->lock);
+        	foo->val = read_reg(foo);
+        	if (foo->val < 0)
+        		ret = ERR_PTR(foo->val);
+        	mutex_unlock(&foo->lock);
+        	return ret;
+        }
+        static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+        {
+        	struct foo *data = update_device(file->private_data);
+        	int index = (int)arg;
+        	int nr = index >> 8;
+        	int val;
+
+        	USE
+        	val = data->val + nr;
+        	return val;
+        }
+        """
+
+    def test_pointer_tested_below_declarations_is_a_check(self) -> None:
+        # adc128_in_show (drivers/hwmon/adc128d818.c) declares three locals
+        # between adc128_update_device() and its IS_ERR test
+        v = self.verdict(self.UPDATE.replace(
+            "USE", "if (IS_ERR(data))\n        \t\treturn PTR_ERR(data);"),
+            "update_device", args="&foo->lock")
+        self.assertEqual(v, "converted")
+
+    def test_pointer_used_before_its_test_is_no_check(self) -> None:
+        v = self.verdict(self.UPDATE.replace(
+            "USE", "nr += data->val;\n        \tif (IS_ERR(data))\n        \t\treturn PTR_ERR(data);"),
+            "update_device", args="&foo->lock")
+        self.assertEqual(v, "manual: pointer return; a caller does not test IS_ERR")
+
     def test_test_in_void_caller_loses_the_error(self) -> None:
         # bnx2i_init_one (drivers/scsi/bnx2i/bnx2i_init.c): bnx2i_ulp_init()
         # frees the adapter, logs and returns void
@@ -2250,3 +2289,83 @@ class TestTimeLeftType(VerdictCase):
     def test_int_for_an_endless_wait_is_manual(self) -> None:
         self.assertIn("int ret cannot hold the time left",
                       self.judge("int ret;", "MAX_SCHEDULE_TIMEOUT"))
+
+
+class TestFailsAlready(VerdictCase):
+    """A function that already fails at run time after the sleep: what was
+    done before the sleep, or before a caller's call, already stays behind
+    on that failure, as it would on the new error."""
+
+    # adxl355_set_odr (drivers/iio/accel/adxl355_core.c) fails when its
+    # register write does; stm32_adfsdm_dai_prepare (sound/soc/stm/
+    # stm32_adfsdm.c) stops the callback buffer before it writes the rate.
+    SET = """
+        static int set_odr(struct foo *foo, int odr)
+        {
+        	int ret;
+
+        	mutex_lock(&foo->lock);
+        	ret = regmap_write(foo->map, REG_ODR, odr);
+        	FAIL
+        	foo->odr = odr;
+        err_unlock:
+        	mutex_unlock(&foo->lock);
+        	return ret;
+        }
+        static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+        {
+        	struct foo *foo = file->private_data;
+        	int ret;
+
+        	foo_stop_capture(foo);
+        	ret = set_odr(foo, arg);
+        	if (ret)
+        		return ret;
+        	foo_start_capture(foo);
+        	return 0;
+        }
+        """
+
+    def test_caller_effects_stay_as_on_the_write_failure(self) -> None:
+        v = self.verdict(self.SET.replace("FAIL", "if (ret)\n        \t\tgoto err_unlock;"),
+                         "set_odr", args="&foo->lock")
+        self.assertEqual(v, "converted")
+
+    def test_no_failure_after_the_sleep_keeps_caller_effects(self) -> None:
+        v = self.verdict(self.SET.replace("FAIL", "ret = 0;"), "set_odr", args="&foo->lock")
+        self.assertEqual(v, "manual: foo_ioctl(): foo_stop_capture() is called before it calls "
+                            "set_odr(); the new error would not undo it")
+
+    def test_failure_that_puts_state_back_is_no_proof(self) -> None:
+        # the existing exit does more than the new one would
+        v = self.verdict(self.SET.replace(
+            "FAIL", "if (ret) {\n        \t\tfoo_restart(foo);\n        \t\tgoto err_unlock;\n"
+            "        \t}"), "set_odr", args="&foo->lock")
+        self.assertIn("foo_stop_capture() is called before it calls set_odr()", v)
+
+    def test_parser_failure_is_no_proof(self) -> None:
+        # adp8860_store (drivers/video/backlight/adp8860_bl.c) parses what
+        # its caller parsed already: that failure never happens there
+        v = self.verdict(self.SET.replace(
+            "ret = regmap_write(foo->map, REG_ODR, odr);",
+            "ret = kstrtoint(foo->buf, 10, &odr);").replace(
+            "FAIL", "if (ret)\n        \t\tgoto err_unlock;"), "set_odr", args="&foo->lock")
+        self.assertIn("foo_stop_capture() is called before it calls set_odr()", v)
+
+    def test_failure_on_another_path_is_no_proof(self) -> None:
+        v = self.verdict(self.SET.replace(
+            "\tmutex_lock(&foo->lock);\n",
+            "\tif (odr == foo->odr) {\n        \t\tmutex_lock(&foo->lock);\n"
+            "        \t\tfoo->hits++;\n        \t\tmutex_unlock(&foo->lock);\n"
+            "        \t\treturn 0;\n        \t}\n        \tmutex_lock(&foo->lock);\n").replace(
+            "FAIL", "if (ret)\n        \t\tgoto err_unlock;"), "set_odr", args="&foo->lock")
+        self.assertIn("foo_stop_capture() is called before it calls set_odr()", v)
+
+    def test_own_store_stays_as_on_the_write_failure(self) -> None:
+        # the store before the lock is left by the write's failure exit too
+        code = self.SET.replace("FAIL", "if (ret)\n        \t\tgoto err_unlock;").replace(
+            "\tmutex_lock(&foo->lock);\n", "\tfoo->pending = odr;\n        \tmutex_lock(&foo->lock);\n")
+        self.assertEqual(self.verdict(code, "set_odr", args="&foo->lock"), "converted")
+        code = code.replace("if (ret)\n        \t\tgoto err_unlock;", "ret = 0;")
+        self.assertIn("before the sleep; the new error path would not undo it",
+                      self.verdict(code, "set_odr", args="&foo->lock"))

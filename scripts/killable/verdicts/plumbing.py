@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from killable.graph import reach as reachability
 from killable.scan import csource, effects
 from killable.verdicts import body
+from killable.verdicts.tables import RET_NAMES
 
 if TYPE_CHECKING:
     from killable.verdicts.rules import Rules
@@ -59,10 +60,31 @@ def pointer_checked(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
                 caller.return_type.endswith("*") and \
                 pointer_checked(k, ff, caller, reach, depth + 1):
             continue
-        if call.use.startswith("assigned:") and tests_is_err(caller, call.line):
+        if call.use.startswith("assigned:") and (tests_is_err(caller, call.line) or
+                                                 first_use_tests_is_err(k, ff, caller, call)):
             continue
         return False
     return True
+
+
+def first_use_tests_is_err(k: "Rules", ff: csource.FileFacts, caller: csource.Function,
+                           call: csource.Call) -> bool:
+    """`v = f(...);` whose next use of v is `IS_ERR(v)` (or IS_ERR_OR_NULL,
+    PTR_ERR_OR_ZERO): the test may sit below declarations or other work
+    that does not touch v (adc128d818's shows declare two locals between
+    the update call and its test), three lines being no rule."""
+    var = call.use.split(":", 1)[1]
+    if not re.match(r"^\w+$", var):
+        return False
+    text, off = call_offset(k, ff, caller, call)
+    if off < 0:
+        return False
+    end = text.find(";", off)
+    if end < 0:
+        return False
+    use = re.compile(r"\b%s\b" % re.escape(var)).search(text, end)
+    return use is not None and \
+        re.search(r"\b(?:%s)\s*\(\s*$" % "|".join(IS_ERR_TESTS), text[:use.start()]) is not None
 
 
 def null_checked(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
@@ -322,6 +344,77 @@ def timeout_exit_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int) 
     return True
 
 
+# Where a path from the sleep stops within its block: the next case of a
+# switch, or a statement that leaves.
+PATH_ENDS = re.compile(r"\b(?:case\b|default\s*:|return\b|break\s*;|continue\s*;|goto\b)")
+ERROR_VALUE = re.compile(r"^(?:-\s*E[A-Z0-9]+|ERR_PTR\s*\(.*\)|ERR_CAST\s*\(.*\))$")
+
+
+def failure_exit_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int) -> bool:
+    """Whether, after the sleep at off and on its path, the function already
+    fails at run time: a call there whose failure it tests
+    (`ret = regmap_write(...); if (ret) goto err_unlock;`), whose failure
+    branch returns that error and does nothing on the way but diagnostics,
+    setting the error and releasing what the function took before the
+    sleep.  What was started before the sleep is then left behind by an
+    existing error exit already, as it would be by the killable twin's
+    (stm32_adfsdm_dai_prepare() stops the callback buffer before
+    iio_write_channel_attribute(), which fails whenever the device's
+    write_raw does).  A parser's failure is none: its input may have been
+    checked already (adp8860_store() parses what its caller parsed)."""
+    close = csource.matching(text, text.find("(", off), "(", ")")
+    if close < 0:
+        return False
+    t = k.tables
+    # The sleep's own lock included.
+    taken = {t.release_of(name) for name, _ in body.calls_in(text[:close + 1])
+             if k.is_acquire(name)}
+    depth, i = 0, close + 1
+    for name, at in body.calls_in(text[close + 1:]):
+        at += close + 1
+        for ch in text[i:at]:
+            depth += ch == "{"
+            depth -= ch == "}"
+            if depth < 0:
+                return False        # out of the sleep's block: another path
+        stop = PATH_ENDS.search(text, i, at)
+        if depth == 0 and stop:
+            return False
+        i = at
+        if PARSER.match(name) or k.is_pure_call(ff, name) or name in taken or \
+                t.is_lock_release(name):
+            continue
+        code = failure_branch(text, at)
+        if code and failure_code_leaves(k, ff, text, at, code, taken):
+            return True
+    return False
+
+
+def failure_code_leaves(k: "Rules", ff: csource.FileFacts, text: str, at: int, code: str,
+                        taken: set[str]) -> bool:
+    """The failure branch code of the call at at returns an error, doing
+    nothing but pure calls, releases of what was taken (taken) and setting
+    the error on the way."""
+    rets = re.findall(r"\breturn\s+([^;]*);", code)
+    if not rets:
+        return False
+    value = unparen(rets[-1].strip())
+    assigned = re.search(r"\b(\w+)\s*=\s*(?:\([^()]*\)\s*)?[\w.>-]*$", text[:at])
+    if not ERROR_VALUE.match(value):
+        if not re.match(r"^\w+$", value):
+            return False
+        sets = re.findall(r"\b%s\s*=\s*([^;]+);" % re.escape(value), code)
+        if not (assigned and assigned.group(1) == value and not sets) and \
+                not (sets and all(ERROR_VALUE.match(unparen(v.strip())) or
+                                  re.match(r"^PTR_ERR\s*\(", v.strip()) for v in sets)):
+            return False
+    for name, _ in body.calls_in(code):
+        if not (k.is_pure_call(ff, name) or name in taken or name in ("PTR_ERR", "ERR_PTR")):
+            return False
+    # A store to shared state puts something back or records the failure.
+    return not body.stores_in(code)
+
+
 def stack_handoff(k: "Rules", ff: csource.FileFacts, window: str, objects: set[str]) -> str:
     """The first of the function's local structs and arrays (objects) that
     the code in window hands to a call that may keep it (`&msg` to
@@ -376,9 +469,11 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     mine = body.local_objects(text) | (own.scalars - own.statics) | {
         m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*(\w+)\s*\(", text[:off])
         if t.style_of(m.group(2)) == "alloc"} | opened_file(ff, text)
-    if timeout and timeout_exit_leaves(k, ff, text, off):
-        # The timeout exit already leaves what was started; only a buffer
-        # of this stack frame handed on must not be left behind.
+    if (timeout and timeout_exit_leaves(k, ff, text, off)) or \
+            (not on_failure and failure_exit_leaves(k, ff, text, off)):
+        # The timeout exit, or a failure exit after the sleep, already
+        # leaves what was started; only a buffer of this stack frame handed
+        # on must not be left behind.
         handed = stack_handoff(k, ff, text[body.body_start(text):off],
                                body.stack_objects(text))
         return handed or undone_by_exits(k, ff, text, off, exit_)
@@ -948,13 +1043,17 @@ def killable_mnf(k: "Rules", ff: csource.FileFacts, f: csource.Function) -> str:
 
 
 def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
-                    reach: reachability.Reach, like_timeout: bool = False) -> str:
+                    reach: reachability.Reach, like_timeout: bool = False,
+                    fails_already: bool = False) -> str:
     """A reason the new error would be lost on the way back, or ''.
 
     With like_timeout, the new error leaves fn where its timeout error
     already does: what a caller did before the call already stays behind
     on that error, so only a caller that treats -ETIMEDOUT apart (a reset,
-    a retry) stops the walk.
+    a retry) stops the walk.  With fails_already, fn already fails at run
+    time after the sleep (failure_exit_leaves()), and its error reaches
+    each caller the way the new one will: what a caller did before the
+    call already stays behind on it.
 
     The walk goes up through callers in this file and, with the audit's
     whole-tree data, through the call sites of the members a function is
@@ -1020,7 +1119,7 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
             continue
         for ffc, caller, call in found:
             why = caller_problem(k, ff, (ffc, caller, call), reach if ffc is ff else k.reach[ffc.path],
-                                 f, depth, plan, todo, like_timeout, to_int)
+                                 f, depth, plan, todo, like_timeout, to_int, fails_already)
             if why:
                 return why
     if truth_valued(fn):
@@ -1033,7 +1132,8 @@ def callers_problem(k: "Rules", ff: csource.FileFacts, fn: csource.Function,
 def caller_problem(k: "Rules", ff: csource.FileFacts, at: Caller, creach: reachability.Reach,
                    f: csource.Function, depth: int, plan: set[tuple[str, str]],
                    todo: list[tuple[csource.FileFacts, csource.Function, int]],
-                   like_timeout: bool = False, to_int: set[str] | None = None) -> str:
+                   like_timeout: bool = False, to_int: set[str] | None = None,
+                   fails_already: bool = False) -> str:
     """One call of f on the walk: why the error is lost there, or '' with
     the caller queued (todo) or planned (plan: this file's callers that
     must now check the result; to_int: those of them that become int)."""
@@ -1046,6 +1146,8 @@ def caller_problem(k: "Rules", ff: csource.FileFacts, at: Caller, creach: reacha
         if re.search(r"\bETIMEDOUT\b", text):
             return (f"{caller.name}() treats -ETIMEDOUT apart (a reset, a retry), which the "
                     f"new error of {name}() would skip")
+        why = ""
+    elif fails_already:
         why = ""
     else:
         why = effects_before_call(k, ffc, caller, call)
