@@ -2369,3 +2369,16 @@ class TestFailsAlready(VerdictCase):
         code = code.replace("if (ret)\n        \t\tgoto err_unlock;", "ret = 0;")
         self.assertIn("before the sleep; the new error path would not undo it",
                       self.verdict(code, "set_odr", args="&foo->lock"))
+
+    def test_early_exits_of_other_paths_do_not_end_it(self) -> None:
+        # adxl355_set_odr returns early when the rate is already set, in a
+        # block of its own, before the failing mode write
+        code = self.SET.replace("FAIL", "if (ret)\n        \t\tgoto err_unlock;").replace(
+            "\tret = regmap_write(", "\tif (foo->odr == odr) {\n        \t\tmutex_unlock(&foo->lock);\n"
+            "        \t\treturn 0;\n        \t}\n        \tif (!odr)\n        \t\tgoto err_unlock;\n"
+            "        \tret = regmap_write(")
+        self.assertEqual(self.verdict(code, "set_odr", args="&foo->lock"), "converted")
+        # an unconditional exit ends the path before the failing call
+        code = code.replace("\tif (!odr)\n        \t\tgoto err_unlock;\n", "\tgoto err_unlock;\n")
+        self.assertIn("foo_stop_capture() is called before it calls set_odr()",
+                      self.verdict(code, "set_odr", args="&foo->lock"))

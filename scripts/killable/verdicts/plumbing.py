@@ -370,16 +370,18 @@ def failure_exit_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int) 
     taken = {t.release_of(name) for name, _ in body.calls_in(text[:close + 1])
              if k.is_acquire(name)}
     depth, i = 0, close + 1
+    stops = [m.start() for m in PATH_ENDS.finditer(text, close + 1)]
     for name, at in body.calls_in(text[close + 1:]):
         at += close + 1
-        for ch in text[i:at]:
-            depth += ch == "{"
-            depth -= ch == "}"
+        for j in range(i, at):
+            depth += text[j] == "{"
+            depth -= text[j] == "}"
             if depth < 0:
                 return False        # out of the sleep's block: another path
-        stop = PATH_ENDS.search(text, i, at)
-        if depth == 0 and stop:
-            return False
+            if depth == 0 and stops and stops[0] == j and unconditional(text, j):
+                return False        # the path ends before the call
+            while stops and stops[0] <= j:
+                stops.pop(0)
         i = at
         if PARSER.match(name) or k.is_pure_call(ff, name) or name in taken or \
                 t.is_lock_release(name):
@@ -388,6 +390,13 @@ def failure_exit_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int) 
         if code and failure_code_leaves(k, ff, text, at, code, taken):
             return True
     return False
+
+
+def unconditional(text: str, at: int) -> bool:
+    """The statement at offset at is no branch of an unbraced `if` or `else`
+    (`if (data->odr == odr) goto out;` ends only one path)."""
+    start = max(text.rfind(";", 0, at), text.rfind("{", 0, at), text.rfind("}", 0, at)) + 1
+    return re.match(r"\s*(?:if\s*\(|else\b)", text[start:at]) is None
 
 
 def failure_code_leaves(k: "Rules", ff: csource.FileFacts, text: str, at: int, code: str,
@@ -469,13 +478,16 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     mine = body.local_objects(text) | (own.scalars - own.statics) | {
         m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*(\w+)\s*\(", text[:off])
         if t.style_of(m.group(2)) == "alloc"} | opened_file(ff, text)
-    if (timeout and timeout_exit_leaves(k, ff, text, off)) or \
-            (not on_failure and failure_exit_leaves(k, ff, text, off)):
-        # The timeout exit, or a failure exit after the sleep, already
-        # leaves what was started; only a buffer of this stack frame handed
-        # on must not be left behind.
+    if timeout and timeout_exit_leaves(k, ff, text, off):
+        # The timeout exit already leaves what was started; only a buffer
+        # of this stack frame handed on must not be left behind.
         handed = stack_handoff(k, ff, text[body.body_start(text):off],
                                body.stack_objects(text))
+        return handed or undone_by_exits(k, ff, text, off, exit_)
+    if not on_failure and failure_exit_leaves(k, ff, text, off):
+        # So does a failure exit after the sleep, of what was started since
+        # the nearest earlier exit (which shows what came before it undone).
+        handed = stack_handoff(k, ff, window, body.stack_objects(text))
         return handed or undone_by_exits(k, ff, text, off, exit_)
     for name, at in body.calls_in(window):
         if writes_only_mine(k, ff, window, name, at, mine):
