@@ -15,7 +15,8 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "scripts"))
-from killable.verdicts import body, rules  # noqa: E402
+from killable.scan import csource  # noqa: E402
+from killable.verdicts import body, plumbing, rules  # noqa: E402
 
 FOPS = """
 static const struct file_operations foo_fops = {
@@ -2382,3 +2383,24 @@ class TestFailsAlready(VerdictCase):
         code = code.replace("\tif (!odr)\n        \t\tgoto err_unlock;\n", "\tgoto err_unlock;\n")
         self.assertIn("foo_stop_capture() is called before it calls set_odr()",
                       self.verdict(code, "set_odr", args="&foo->lock"))
+
+
+class TestStackHandoff(unittest.TestCase):
+    """What hands a stack object on: its address, or an array's name; a
+    member's value is a copy (gntalloc_ioctl_alloc's kcalloc(op.count))."""
+
+    def handed(self, window: str) -> str:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "t.c")
+            text = "static void f(void)\n{\n}\n"
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            return plumbing.stack_handoff(rules.Rules(), csource.scan_text(text, path), window,
+                                          {"op", "buf"})
+
+    def test_member_value_is_a_copy(self) -> None:
+        self.assertEqual(self.handed("p = kcalloc(op.count, sizeof(*p), GFP_KERNEL);"), "")
+
+    def test_address_and_array_are_handed(self) -> None:
+        self.assertEqual(self.handed("foo_submit(dev, &op.hdr);"), "on-stack op is handed to foo_submit()")
+        self.assertEqual(self.handed("foo_submit(dev, buf);"), "on-stack buf is handed to foo_submit()")

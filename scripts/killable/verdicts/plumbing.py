@@ -439,9 +439,11 @@ def stack_handoff(k: "Rules", ff: csource.FileFacts, window: str, objects: set[s
         if close < 0:
             continue
         for arg in csource.split_args(window[open_ + 1:close]):
-            m = re.match(r"^\s*&?\s*(\w+)\s*(?:\.\s*\w+\s*)*$", arg)
-            if m and m.group(1) in objects:
-                return f"on-stack {m.group(1)} is handed to {name}()"
+            # `&op`, `&op.hdr` or an array `buf` hands the frame on; a
+            # member's value (`op.count` to kcalloc()) is a copy.
+            m = re.match(r"^\s*(&?)\s*(\w+)\s*((?:\.\s*\w+\s*)*)$", arg)
+            if m and m.group(2) in objects and (m.group(1) or not m.group(3)):
+                return f"on-stack {m.group(2)} is handed to {name}()"
     return ""
 
 
