@@ -2293,13 +2293,15 @@ class TestTimeLeftType(VerdictCase):
 
 
 class TestFailsAlready(VerdictCase):
-    """A function that already fails at run time after the sleep: what was
-    done before the sleep, or before a caller's call, already stays behind
-    on that failure, as it would on the new error."""
+    """A function that already fails at run time right after the sleep:
+    what it did before the sleep is left behind by that existing exit, as
+    it would be by the new one.  Not so for what its callers did: their
+    handling of a failure that rarely happens is no proof (nilfs_rename
+    has linked the new name before nilfs_delete_entry() fails; igb's
+    callers have changed the VF count before igb_sriov_reinit())."""
 
     # adxl355_set_odr (drivers/iio/accel/adxl355_core.c) fails when its
-    # register write does; stm32_adfsdm_dai_prepare (sound/soc/stm/
-    # stm32_adfsdm.c) stops the callback buffer before it writes the rate.
+    # register write does.
     SET = """
         static int set_odr(struct foo *foo, int odr)
         {
@@ -2318,71 +2320,77 @@ class TestFailsAlready(VerdictCase):
         	struct foo *foo = file->private_data;
         	int ret;
 
-        	foo_stop_capture(foo);
         	ret = set_odr(foo, arg);
         	if (ret)
         		return ret;
-        	foo_start_capture(foo);
         	return 0;
         }
         """
+    TEST = "if (ret)\n        \t\tgoto err_unlock;"
 
-    def test_caller_effects_stay_as_on_the_write_failure(self) -> None:
-        v = self.verdict(self.SET.replace("FAIL", "if (ret)\n        \t\tgoto err_unlock;"),
-                         "set_odr", args="&foo->lock")
-        self.assertEqual(v, "converted")
+    def own(self, before: str, fail: str = TEST, after_lock: str = "") -> str:
+        code = self.SET.replace("FAIL", fail).replace(
+            "\tmutex_lock(&foo->lock);\n",
+            before + "\tmutex_lock(&foo->lock);\n" + after_lock)
+        return self.verdict(code, "set_odr", args="&foo->lock")
 
-    def test_no_failure_after_the_sleep_keeps_caller_effects(self) -> None:
-        v = self.verdict(self.SET.replace("FAIL", "ret = 0;"), "set_odr", args="&foo->lock")
-        self.assertEqual(v, "manual: foo_ioctl(): foo_stop_capture() is called before it calls "
-                            "set_odr(); the new error would not undo it")
+    def test_own_store_stays_as_on_the_write_failure(self) -> None:
+        self.assertEqual(self.own("\tfoo->pending = odr;\n        "), "converted")
+
+    def test_no_failure_after_the_sleep_keeps_the_store(self) -> None:
+        self.assertIn("before the sleep; the new error path would not undo it",
+                      self.own("\tfoo->pending = odr;\n        ", fail="ret = 0;"))
 
     def test_failure_that_puts_state_back_is_no_proof(self) -> None:
-        # the existing exit does more than the new one would
-        v = self.verdict(self.SET.replace(
-            "FAIL", "if (ret) {\n        \t\tfoo_restart(foo);\n        \t\tgoto err_unlock;\n"
-            "        \t}"), "set_odr", args="&foo->lock")
-        self.assertIn("foo_stop_capture() is called before it calls set_odr()", v)
+        v = self.own("\tfoo->pending = odr;\n        ", fail=(
+            "if (ret) {\n        \t\tfoo->pending = 0;\n        \t\tgoto err_unlock;\n        \t}"))
+        self.assertIn("before the sleep; the new error path would not undo it", v)
 
     def test_parser_failure_is_no_proof(self) -> None:
         # adp8860_store (drivers/video/backlight/adp8860_bl.c) parses what
         # its caller parsed already: that failure never happens there
-        v = self.verdict(self.SET.replace(
-            "ret = regmap_write(foo->map, REG_ODR, odr);",
-            "ret = kstrtoint(foo->buf, 10, &odr);").replace(
-            "FAIL", "if (ret)\n        \t\tgoto err_unlock;"), "set_odr", args="&foo->lock")
-        self.assertIn("foo_stop_capture() is called before it calls set_odr()", v)
-
-    def test_failure_on_another_path_is_no_proof(self) -> None:
-        v = self.verdict(self.SET.replace(
-            "\tmutex_lock(&foo->lock);\n",
-            "\tif (odr == foo->odr) {\n        \t\tmutex_lock(&foo->lock);\n"
-            "        \t\tfoo->hits++;\n        \t\tmutex_unlock(&foo->lock);\n"
-            "        \t\treturn 0;\n        \t}\n        \tmutex_lock(&foo->lock);\n").replace(
-            "FAIL", "if (ret)\n        \t\tgoto err_unlock;"), "set_odr", args="&foo->lock")
-        self.assertIn("foo_stop_capture() is called before it calls set_odr()", v)
-
-    def test_own_store_stays_as_on_the_write_failure(self) -> None:
-        # the store before the lock is left by the write's failure exit too
-        code = self.SET.replace("FAIL", "if (ret)\n        \t\tgoto err_unlock;").replace(
+        code = self.SET.replace("ret = regmap_write(foo->map, REG_ODR, odr);",
+                                "ret = kstrtoint(foo->buf, 10, &odr);").replace(
+            "FAIL", self.TEST).replace(
             "\tmutex_lock(&foo->lock);\n", "\tfoo->pending = odr;\n        \tmutex_lock(&foo->lock);\n")
-        self.assertEqual(self.verdict(code, "set_odr", args="&foo->lock"), "converted")
-        code = code.replace("if (ret)\n        \t\tgoto err_unlock;", "ret = 0;")
-        self.assertIn("before the sleep; the new error path would not undo it",
-                      self.verdict(code, "set_odr", args="&foo->lock"))
+        self.assertIn("before the sleep", self.verdict(code, "set_odr", args="&foo->lock"))
+
+    def test_work_before_the_failing_call_is_no_proof(self) -> None:
+        # igb_sriov_reinit's -ENOMEM comes after it tore the interface down:
+        # that exit leaves more done than one at the lock would
+        v = self.own("\tfoo->pending = odr;\n        ",
+                     after_lock="        \tfoo_teardown(foo);\n")
+        self.assertIn("before the sleep; the new error path would not undo it", v)
 
     def test_early_exits_of_other_paths_do_not_end_it(self) -> None:
         # adxl355_set_odr returns early when the rate is already set, in a
         # block of its own, before the failing mode write
-        code = self.SET.replace("FAIL", "if (ret)\n        \t\tgoto err_unlock;").replace(
-            "\tret = regmap_write(", "\tif (foo->odr == odr) {\n        \t\tmutex_unlock(&foo->lock);\n"
-            "        \t\treturn 0;\n        \t}\n        \tif (!odr)\n        \t\tgoto err_unlock;\n"
-            "        \tret = regmap_write(")
-        self.assertEqual(self.verdict(code, "set_odr", args="&foo->lock"), "converted")
+        after = ("        \tif (foo->odr == odr) {\n        \t\tmutex_unlock(&foo->lock);\n"
+                 "        \t\treturn 0;\n        \t}\n        \tif (!odr)\n"
+                 "        \t\tgoto err_unlock;\n")
+        self.assertEqual(self.own("\tfoo->pending = odr;\n        ", after_lock=after), "converted")
         # an unconditional exit ends the path before the failing call
-        code = code.replace("\tif (!odr)\n        \t\tgoto err_unlock;\n", "\tgoto err_unlock;\n")
-        self.assertIn("foo_stop_capture() is called before it calls set_odr()",
-                      self.verdict(code, "set_odr", args="&foo->lock"))
+        self.assertIn("before the sleep", self.own("\tfoo->pending = odr;\n        ",
+                                                   after_lock="        \tgoto err_unlock;\n"))
+
+    def test_reference_the_failure_exit_leaks_is_no_proof(self) -> None:
+        # nbd_open (drivers/block/nbd.c:1596-1609) takes nbd->refs with
+        # refcount_inc_not_zero() before config_lock, and its existing
+        # failure exit after the lock leaks it: a kill must not reach that
+        v = self.own("\tif (!refcount_inc_not_zero(&foo->refs))\n        \t\treturn -ENXIO;\n        ")
+        self.assertIn("refcount_inc_not_zero() is called before the sleep", v)
+        # snd_cmipci_playback2_open: open_device_check() marks the channel
+        v = self.own("\tret = open_device_check(foo);\n        ")
+        self.assertIn("open_device_check() is called before the sleep", v)
+
+    def test_caller_effects_are_not_proven(self) -> None:
+        # nilfs_rename links the new name before nilfs_delete_entry(), whose
+        # rare failure leaves it linked: a kill must not reach that
+        code = self.SET.replace("FAIL", self.TEST).replace(
+            "\tret = set_odr(foo, arg);", "\tfoo_stop_capture(foo);\n        \tret = set_odr(foo, arg);")
+        self.assertEqual(self.verdict(code, "set_odr", args="&foo->lock"),
+                         "manual: foo_ioctl(): foo_stop_capture() is called before it calls "
+                         "set_odr(); the new error would not undo it")
 
 
 class TestStackHandoff(unittest.TestCase):
@@ -2404,3 +2412,4 @@ class TestStackHandoff(unittest.TestCase):
     def test_address_and_array_are_handed(self) -> None:
         self.assertEqual(self.handed("foo_submit(dev, &op.hdr);"), "on-stack op is handed to foo_submit()")
         self.assertEqual(self.handed("foo_submit(dev, buf);"), "on-stack buf is handed to foo_submit()")
+

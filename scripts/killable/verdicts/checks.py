@@ -543,9 +543,7 @@ def callers_lose_error(c: Context) -> str:
     # point: its callers already take an error after what they started.
     like_timeout = c.prim.shape == "timeout" and bool(offs) and all(
         plumbing.timeout_exit_leaves(c.k, c.ff, text, off) for off in offs)
-    fails_already = bool(offs) and all(
-        plumbing.failure_exit_leaves(c.k, c.ff, text, off) for off in offs)
-    why = plumbing.callers_problem(c.k, c.ff, c.fn, c.reach, like_timeout, fails_already)
+    why = plumbing.callers_problem(c.k, c.ff, c.fn, c.reach, like_timeout)
     return "manual: " + why if why else ""
 
 
