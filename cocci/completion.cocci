@@ -55,6 +55,10 @@
 //   tok_uX, tok_iX       the sites the verdicts let tset_X, tif_X convert
 //   tset_lock, tif_lock  one lock held: undo it before the return
 //   tset_alloc, tif_alloc  one allocation held: free it before the return
+//   tok_bra, tok_brb     the sites whose kill takes the timeout branch
+//   tbr_if, tbr_set      `if (!wait())` / `x = wait(); if (!x)`: the twin,
+//                        and the test `<= 0` sends a kill through the branch
+//                        that gives up on a timeout (ceph_osdc_wait_request)
 //   tdecl, tuse, tdecl0  the new `long time_left;`: with the other
 //                        declarations, or alone before the first statement
 //   tsigned              an unsigned local that takes the result: `long`
@@ -1436,6 +1440,137 @@ K.mark_fails(p)
 p << completion_tif_alloc.q;
 prim << completion_tif_alloc.prim;
 es << completion_tif_alloc.es;
+@@
+K.report(p, prim, es, "converted")
+
+// The kill as an early timeout: the branch for 0 gives up the operation
+// and leaves, and `<= 0` sends the twin's error through it too.
+@completion_tok_bra@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok_branch(p, prim, es) };
+@@
+prim@p(es)
+
+@completion_tbr_if depends on !patch && (report || org)@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+statement S1, S2;
+position q;
+position completion_tok_bra.p;
+@@
+(
+  if (!prim@p@q(es))
+  S1 else S2
+|
+  if (!prim@p@q(es))
+  S1
+|
+  if (prim@p@q(es) == 0)
+  S1
+)
+
+@completion_tbr_if_patch depends on patch && !context && !org && !report@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+statement S1, S2;
+position q;
+position completion_tok_bra.p;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+@@
+(
+- if (!prim@p@q(es))
++ if (kprim(es) <= 0)
+  S1 else S2
+|
+- if (!prim@p@q(es))
++ if (kprim(es) <= 0)
+  S1
+|
+- if (prim@p@q(es) == 0)
++ if (kprim(es) <= 0)
+  S1
+)
+
+
+@script:python@
+p << completion_tbr_if_patch.q;
+@@
+K.mark_fails(p)
+
+@script:python depends on report || org@
+p << completion_tbr_if.q;
+prim << completion_tbr_if.prim;
+es << completion_tbr_if.es;
+@@
+K.report(p, prim, es, "converted")
+
+@completion_tok_brb@
+identifier prim = {wait_for_completion_timeout};
+expression list es;
+position p : script:python(prim, es) { K.ok_branch(p, prim, es) };
+@@
+prim@p(es)
+
+@completion_tbr_set depends on !patch && (report || org)@
+identifier prim = {wait_for_completion_timeout};
+local idexpression x;
+expression list es;
+statement S1, S2;
+position q;
+position completion_tok_brb.p;
+@@
+  x =
+  prim@p@q(es)
+  ;
+(
+  if (!x)
+  S1 else S2
+|
+  if (!x)
+  S1
+|
+  if (x == 0)
+  S1
+)
+
+@completion_tbr_set_patch depends on patch && !context && !org && !report@
+identifier prim = {wait_for_completion_timeout};
+local idexpression x;
+expression list es;
+statement S1, S2;
+position q;
+position completion_tok_brb.p;
+fresh identifier kprim = script:python(prim) { K.twin(prim) };
+@@
+  x =
+- prim@p@q(es)
++ kprim(es)
+  ;
+(
+- if (!x)
++ if (x <= 0)
+  S1 else S2
+|
+- if (!x)
++ if (x <= 0)
+  S1
+|
+- if (x == 0)
++ if (x <= 0)
+  S1
+)
+
+
+@script:python@
+p << completion_tbr_set_patch.q;
+@@
+K.mark_fails(p)
+
+@script:python depends on report || org@
+p << completion_tbr_set.q;
+prim << completion_tbr_set.prim;
+es << completion_tbr_set.es;
 @@
 K.report(p, prim, es, "converted")
 

@@ -5,9 +5,11 @@
  * conversion by writing the device, and waits with a timeout whose branch
  * recovers the device before it returns (`uniphier_fi2c_recover(priv);
  * return -ETIMEDOUT;`).  A new error leaving at the wait would skip that
- * recovery.
+ * recovery, so the kill takes the timeout branch itself: `if (ret <= 0)`,
+ * as ceph_osdc_wait_request() does upstream.  The kill is an early
+ * timeout, which the branch and the callers handle already.
  *
- * Expect: manual (tx_start_conv() is called before the sleep).
+ * Expect: converted (the twin, and `<= 0` into the timeout branch).
  */
 // setup: init_completion(&tx0.done); kt_file.private_data = &tx0
 // entry: tx_read(&kt_file, kt_ubuf, 4, &kt_pos)

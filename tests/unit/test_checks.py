@@ -2413,3 +2413,50 @@ class TestStackHandoff(unittest.TestCase):
         self.assertEqual(self.handed("foo_submit(dev, &op.hdr);"), "on-stack op is handed to foo_submit()")
         self.assertEqual(self.handed("foo_submit(dev, buf);"), "on-stack buf is handed to foo_submit()")
 
+
+class TestTimeoutBranch(VerdictCase):
+    """A `_timeout` wait whose timeout branch gives up and leaves: the kill
+    takes that branch (`<= 0`), an early timeout."""
+
+    # davinci_i2c_xfer_msg (drivers/i2c/busses/i2c-davinci.c:440-496)
+    # re-arms the completion, starts the transfer and recovers the bus on
+    # a timeout.
+    XFER = """
+        static int xfer_msg(struct foo *dev)
+        {
+        	unsigned long time_left;
+
+        	REARM
+        	foo_submit(dev);
+        	time_left = wait_for_completion_timeout(&dev->cmd_complete, HZ);
+        	if (!time_left) {
+        		dev_err(dev->dev, "controller timed out");
+        		foo_recover_bus(dev);
+        		LEAVE
+        	}
+        	if (dev->err)
+        		return -EIO;
+        	return dev->len;
+        }
+        static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+        {
+        	return xfer_msg(file->private_data);
+        }
+        """
+
+    def judge(self, rearm: str = "reinit_completion(&dev->cmd_complete);",
+              leave: str = "return -ETIMEDOUT;") -> str:
+        return self.verdict(self.XFER.replace("REARM", rearm).replace("LEAVE", leave),
+                            "xfer_msg", "wait_for_completion_timeout")
+
+    def test_recovering_branch_takes_the_kill(self) -> None:
+        self.assertEqual(self.judge(), "converted")
+
+    def test_completion_not_rearmed_stays_manual(self) -> None:
+        # a late complete() of the abandoned transfer would end the next
+        # wait early
+        self.assertIn("foo_submit() is called before the sleep", self.judge(rearm=""))
+
+    def test_branch_that_does_not_leave_stays_manual(self) -> None:
+        self.assertIn("foo_submit() is called before the sleep",
+                      self.judge(leave="dev->len = -ETIMEDOUT;"))

@@ -542,7 +542,8 @@ def callers_lose_error(c: Context) -> str:
     # A wait whose timeout exit already returns an error from the same
     # point: its callers already take an error after what they started.
     like_timeout = c.prim.shape == "timeout" and bool(offs) and all(
-        plumbing.timeout_exit_leaves(c.k, c.ff, text, off) for off in offs)
+        plumbing.timeout_exit_leaves(c.k, c.ff, text, off) or
+        plumbing.timeout_branch_leaves(c.k, c.ff, text, off) for off in offs)
     why = plumbing.callers_problem(c.k, c.ff, c.fn, c.reach, like_timeout)
     return "manual: " + why if why else ""
 

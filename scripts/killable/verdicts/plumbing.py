@@ -344,6 +344,46 @@ def timeout_exit_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int) 
     return True
 
 
+def timeout_branch_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int) -> bool:
+    """Whether the timeout branch of the wait at off gives up the operation
+    and leaves (it ends in a return or a goto), whatever it undoes on the
+    way (ceph_osdc_wait_request's `if (left <= 0) { ...
+    ceph_osdc_cancel_request(req); }`): the killable twin's error can take
+    that same branch (`if (t <= 0)`), and the kill is then an early
+    timeout, which the function and its callers handle already.  Not when
+    the branch loops back (a retry would run again, failing at once), nor
+    when the abandoned operation could still touch this stack frame or
+    wake a later wait early: an on-stack completion or buffer handed on, a
+    completion that is not re-armed before it is used again in this
+    function (init_completion or reinit_completion before the wait), or an
+    object another wait of the file shares."""
+    start, end = timeout_branch(text, off)
+    if start < 0 or shared_wait_object(k, ff, text, off):
+        return False
+    code = text[start:end].strip()
+    if code.startswith("{") and code.endswith("}"):
+        code = code[1:-1].strip()
+    if re.search(r"\b(?:for|while|do|switch|break|continue)\b", code) or \
+            not re.search(r"(?:\breturn\b[^;]*|\bgoto\s+\w+\s*);$", code):
+        return False
+    whole = text[body.body_start(text):off]
+    objects = body.stack_objects(text)
+    if stack_handoff(k, ff, whole, objects):
+        return False
+    open_ = text.find("(", off)
+    close = csource.matching(text, open_, "(", ")")
+    args = csource.split_args(text[open_ + 1:close]) if close > 0 else []
+    obj = "".join(args[0].split()).lstrip("&") if args else ""
+    if not obj or re.match(r"^(\w+)", obj).group(1) in objects or \
+            re.search(r"\bDECLARE_COMPLETION_ONSTACK\s*\(\s*%s\s*\)" % re.escape(obj), whole):
+        return False
+    path = r"\s*".join(re.escape(part) for part in re.split(r"(->|\.)", obj))
+    if "completion" in text[off:open_] and not re.search(
+            r"\b(?:re)?init_completion\s*\(\s*&?\s*%s\s*\)" % path, whole):
+        return False
+    return True
+
+
 # Where a path from the sleep stops within its block: the next case of a
 # switch, or a statement that leaves.
 PATH_ENDS = re.compile(r"\b(?:case\b|default\s*:|return\b|break\s*;|continue\s*;|goto\b)")
@@ -506,9 +546,11 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
     mine = body.local_objects(text) | (own.scalars - own.statics) | {
         m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*(\w+)\s*\(", text[:off])
         if t.style_of(m.group(2)) == "alloc"} | opened_file(ff, text)
-    if timeout and timeout_exit_leaves(k, ff, text, off):
-        # The timeout exit already leaves what was started; only a buffer
-        # of this stack frame handed on must not be left behind.
+    if timeout and (timeout_exit_leaves(k, ff, text, off) or
+                    timeout_branch_leaves(k, ff, text, off)):
+        # The timeout exit already leaves what was started (or the kill
+        # takes the timeout branch itself); only a buffer of this stack
+        # frame handed on must not be left behind.
         handed = stack_handoff(k, ff, text[body.body_start(text):off],
                                body.stack_objects(text))
         return handed or undone_by_exits(k, ff, text, off, exit_)

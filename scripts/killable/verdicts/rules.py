@@ -30,7 +30,7 @@ from killable import spatch
 from killable.data import Primitive
 from killable.graph import reach as reachability
 from killable.scan import csource, effects
-from killable.verdicts import body, checks
+from killable.verdicts import body, checks, plumbing
 from killable.verdicts.tables import RET_NAMES, Tables  # noqa: F401
 
 
@@ -497,12 +497,34 @@ class Rules:
         """Position constraint: the site may be converted if a shape fits."""
         return self.verdict(p, prim, args) == "converted"
 
+    def through_branch(self, p, prim: str, args: str = "") -> bool:
+        """A `_timeout` wait whose kill takes the timeout branch (`if (t <=
+        0)`): the branch gives up and leaves (plumbing.timeout_branch_leaves),
+        though it does more than the shapes that return at the wait would
+        (plumbing.timeout_exit_leaves)."""
+        if self.prims[prim].shape != "timeout":
+            return False
+        s = self.site(p, prim, args)
+        fn = self.function(s)
+        if fn is None:
+            return False
+        ff = self.file_facts(s.file)
+        text, offs = body.call_offsets(self.source_lines(s.file), fn, s.prim, s.args)
+        return bool(offs) and all(plumbing.timeout_branch_leaves(self, ff, text, off) and
+                                  not plumbing.timeout_exit_leaves(self, ff, text, off)
+                                  for off in offs)
+
+    def ok_branch(self, p, prim: str, args: str = "") -> bool:
+        """Position constraint of the shapes that send the kill through the
+        timeout branch."""
+        return self.ok(p, prim, args) and self.through_branch(p, prim, args)
+
     def ok_direct(self, p, prim: str, args: str = "") -> bool:
         """Position constraint of the shapes that return (or undo inline)
         right at the sleep: not when the nearest earlier exit is a goto to a
         label that does work, since that work (a dropped write access, a put
         reference) is owed on the new exit too.  The goto shapes take those."""
-        if not self.ok(p, prim, args):
+        if not self.ok(p, prim, args) or self.through_branch(p, prim, args):
             return False
         s = self.site(p, prim, args)
         fn = self.function(s)
