@@ -2460,3 +2460,36 @@ class TestTimeoutBranch(VerdictCase):
     def test_branch_that_does_not_leave_stays_manual(self) -> None:
         self.assertIn("foo_submit() is called before the sleep",
                       self.judge(leave="dev->len = -ETIMEDOUT;"))
+
+
+class TestTakenByName(VerdictCase):
+    """The existing-failure-exit proof keeps out what a call named for
+    taking something took, but not a pure helper so named."""
+
+    def test_pure_validator_is_not_taken(self) -> None:
+        # macsec_add_txsa (drivers/net/macsec.c:2000-2028): the static
+        # validate_add_txsa() only reads the attributes before rtnl_lock
+        v = self.verdict("""
+            static bool validate_add_x(int *attrs)
+            {
+            	return attrs[0] > 0;
+            }
+            static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+            {
+            	struct foo *foo = file->private_data;
+            	int ret;
+
+            	if (!validate_add_x(foo->attrs))
+            		return -EINVAL;
+            	foo->pending = arg;
+            	mutex_lock(&foo->lock);
+            	ret = regmap_write(foo->map, 1, arg);
+            	if (ret)
+            		goto out;
+            	foo->val = arg;
+            out:
+            	mutex_unlock(&foo->lock);
+            	return ret;
+            }
+            """, "foo_ioctl", args="&foo->lock")
+        self.assertEqual(v, "converted")

@@ -398,12 +398,15 @@ TAKES = re.compile(r"(?:^|_)(?:get|hold|grab|pin|ref|inc|lock|trylock|acquire|cl
                    r"map|enable|prepare|start|begin|add|insert|link|subscribe|request)(?:_|$|\d)")
 
 
-def taken_in(k: "Rules", code: str) -> str:
+def taken_in(k: "Rules", ff: csource.FileFacts, code: str, mine: set[str]) -> str:
     """The first call in the sleeping function's code that takes something
     by its name (TAKES), or ''.  Known acquisitions are not: the shapes
-    give them back themselves."""
-    for name, _ in body.calls_in(code):
-        if TAKES.search(name) and not k.is_acquire(name) and not k.tables.is_pure(name):
+    give them back themselves; nor is what effects_before() would let pass
+    anyway, a call that only reads (macsec's validate_add_txsa()) or writes
+    only the function's own objects."""
+    for name, at in body.calls_in(code):
+        if TAKES.search(name) and not k.is_acquire(name) and not k.is_pure_call(ff, name) \
+                and not writes_only_mine(k, ff, code, name, at, mine):
             return f"{name}()"
     return ""
 
@@ -560,7 +563,7 @@ def effects_before(k: "Rules", ff: csource.FileFacts, text: str, off: int,
         # undone), but for what was taken: an existing exit that leaks a
         # reference is a bug a kill must not reach more often (nbd_open's
         # refcount_inc_not_zero(&nbd->refs)).
-        taken = taken_in(k, window)
+        taken = taken_in(k, ff, window, mine)
         if taken:
             return f"{taken} is called"
         handed = stack_handoff(k, ff, window, body.stack_objects(text))
