@@ -305,6 +305,20 @@ def shared_wait_object(k: "Rules", ff: csource.FileFacts, text: str, off: int) -
     return len(waits.findall(whole)) > len(waits.findall(text))
 
 
+def unshared_timeout_branch(k: "Rules", ff: csource.FileFacts, text: str,
+                            off: int) -> str | None:
+    """The code of the timeout branch of the wait at off, without its
+    braces; None when there is none or another wait of the file shares
+    the object (shared_wait_object)."""
+    start, end = timeout_branch(text, off)
+    if start < 0 or shared_wait_object(k, ff, text, off):
+        return None
+    code = text[start:end].strip()
+    if code.startswith("{") and code.endswith("}"):
+        code = code[1:-1].strip()
+    return code
+
+
 def timeout_exit_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int) -> bool:
     """Whether the timeout branch of the wait at off already gives up and
     returns an error, doing nothing on the way but diagnostics, setting
@@ -315,12 +329,9 @@ def timeout_exit_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int) 
     already: the killable twin's error leaving at the wait leaves the same.
     A branch that cancels or recovers (uniphier_fi2c_recover()) or jumps to
     a label does more than the new exit would."""
-    start, end = timeout_branch(text, off)
-    if start < 0 or shared_wait_object(k, ff, text, off):
+    code = unshared_timeout_branch(k, ff, text, off)
+    if code is None:
         return False
-    code = text[start:end].strip()
-    if code.startswith("{") and code.endswith("}"):
-        code = code[1:-1].strip()
     if re.search(r"\b(?:goto|for|while|do|switch|break|continue)\b", code):
         return False
     ret = re.search(r"\breturn\s+([^;]*);$", code)
@@ -357,12 +368,9 @@ def timeout_branch_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int
     completion that is not re-armed before it is used again in this
     function (init_completion or reinit_completion before the wait), or an
     object another wait of the file shares."""
-    start, end = timeout_branch(text, off)
-    if start < 0 or shared_wait_object(k, ff, text, off):
+    code = unshared_timeout_branch(k, ff, text, off)
+    if code is None:
         return False
-    code = text[start:end].strip()
-    if code.startswith("{") and code.endswith("}"):
-        code = code[1:-1].strip()
     if re.search(r"\b(?:for|while|do|switch|break|continue)\b", code) or \
             not re.search(r"(?:\breturn\b[^;]*|\bgoto\s+\w+\s*);$", code):
         return False
@@ -419,10 +427,11 @@ def failure_exit_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int) 
     setting the error and releasing what the function took before the
     sleep.  What was started before the sleep is then left behind by an
     existing error exit already, as it would be by the killable twin's
-    (stm32_adfsdm_dai_prepare() stops the callback buffer before
-    iio_write_channel_attribute(), which fails whenever the device's
-    write_raw does).  A parser's failure is none: its input may have been
-    checked already (adp8860_store() parses what its caller parsed)."""
+    (adxl355_set_odr()'s `ret = adxl355_set_op_mode(...); if (ret) goto
+    err_unlock;`).  Only the function's own state: a caller's handling of
+    a rare failure may be a latent bug (nilfs_rename()).  A parser's
+    failure is none: its input may have been checked already
+    (adp8860_store() parses what its caller parsed)."""
     close = csource.matching(text, text.find("(", off), "(", ")")
     if close < 0:
         return False
