@@ -80,7 +80,7 @@ SUITES = [
           lambda a: [py(os.path.join(HERE, "cli", "run_tests.py"), "--kdir", a.kcache, *only(a))]),
     Suite("precision", "full", "reviewed real 6.1 sites keep their verdicts and hunks",
           lambda a: [py(os.path.join(HERE, "precision", "precision.py"), "--kdir", a.kcache,
-                        "-j", str(a.jobs), "check")]),
+                        "--cache", a.cache, "-j", str(a.jobs), "check")]),
     Suite("audit", "full", "graph, reports, resume, shards, hung traces, the HTML page",
           lambda a: [py(os.path.join(HERE, "audit", "run_tests.py"), "--kdir", a.kdir,
                         "--spatch", a.spatch, *only(a))]),

@@ -35,19 +35,18 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import hashlib
 import os
 import random
 import re
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
-from killable import agree, paths, spatch  # noqa: E402
-from killable.scan import effects  # noqa: E402
+from killable import agree, spatch  # noqa: E402
+from killable.audit import run as audit_run  # noqa: E402
 from killable.graph import callgraph  # noqa: E402
 
 sys.path.insert(0, os.path.join(TOP, "tests"))
@@ -56,6 +55,7 @@ from harness import Tally  # noqa: E402
 CORPUS = os.path.join(HERE, "corpus.tsv")
 RECALL = os.path.join(HERE, "recall.tsv")
 REACH = os.path.join(HERE, "reach.tsv")
+DEFAULT_CACHE = os.path.expanduser("~/.cache/killable")
 FIELDS = ["file", "line", "function", "primitive", "verdict", "hunk", "review", "evidence"]
 RECALL_FIELDS = ["file", "line", "function", "primitive", "verdict", "risk", "class", "matters",
                  "evidence"]
@@ -81,72 +81,44 @@ def write_corpus(rows: list[dict[str, str]], header: str, path: str = CORPUS,
     os.replace(path + ".tmp", path)
 
 
-def run_rules(kdir: str, files: list[str], reach: str, mode: str, jobs: int) -> str:
-    """The combined rules over files (one file a group), as the audit runs them."""
-    with tempfile.TemporaryDirectory(prefix="killable-precision-") as wd:
-        combined = os.path.join(wd, "all.cocci")
-        subprocess.run(paths.module_cmd("rules") + ["--combined", combined], check=True)
-        groups = os.path.join(wd, "groups")
-        with open(groups, "w", encoding="utf-8") as f:
-            f.write("\n\n".join(files) + "\n")
-        cmd = spatch.command("spatch", combined, mode, options=spatch.rule_options(combined),
-                             reach=reach, jobs=jobs, tmp_dir=wd, timeout=200,
-                             args=["--file-groups", groups])
-        env = paths.module_env()
-        env["KILLABLE_REACH"] = reach
-        p = subprocess.run(cmd, cwd=kdir, env=env, capture_output=True, text=True,
-                           errors="replace")
-        if p.returncode not in (0, 255):
-            raise SystemExit(f"precision: spatch exited {p.returncode}: {p.stderr[-500:]}")
-        return p.stdout
-
-
-def hunks_by_site(diff: str) -> dict[tuple[str, int], str]:
-    """(file, old line) -> the hunk's changed lines, for every line a hunk covers."""
-    out: dict[tuple[str, int], str] = {}
-    cur = ""
-    for block in re.split(r"(?m)^(?=diff -u -p |--- )", diff):
-        m = re.search(r"(?m)^--- (?:a/)?(\S+)", block)
-        if m:
-            cur = m.group(1)
-        for h in re.finditer(r"(?ms)^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@[^\n]*\n(.*?)(?=^@@ |\Z)",
-                             block):
-            start, count = int(h.group(1)), int(h.group(2) or 1)
-            changed = "\n".join(ln for ln in h.group(3).split("\n") if ln[:1] in "+-")
-            for line in range(start, start + count):
-                out[(cur, line)] = changed
-    return out
-
-
 def hunk_digest(text: str) -> str:
-    """A hunk's changed lines, hashed (trailing newlines do not count)."""
-    text = text.strip("\n")
-    return hashlib.sha256(text.encode()).hexdigest()[:12] if text else ""
+    """A hunk's changed lines, hashed (its @@ line, context and trailing
+    newlines do not count)."""
+    changed = "\n".join(ln for ln in text.split("\n") if ln[:1] in "+-").strip("\n")
+    return hashlib.sha256(changed.encode()).hexdigest()[:12] if changed else ""
 
 
-def normalize(path: str, files: list[str]) -> str:
-    """A diff's path (with spatch's a/ b/ prefixes or not) as a corpus path."""
-    for f in files:
-        if path == f or path.endswith("/" + f):
-            return f
-    return path
-
-
-def site_results(kdir: str, files: list[str], reach: str, jobs: int
+def site_results(kdir: str, files: list[str], reach: str, jobs: int,
+                 cache: str = DEFAULT_CACHE
                  ) -> tuple[dict[tuple[str, int], str], dict[tuple[str, int], str]]:
-    effects.ensure_table(kdir, effects.cache_dir())     # once, not per spatch process
-    report = run_rules(kdir, files, reach, "report", jobs)
+    """What the audit says of the sites of files: (file, line) -> verdict,
+    and of each converted site, its hunk.  The audit's own pipeline runs
+    (killable.audit.run: the pruned first pass, the family rules, patch
+    mode where a site converts), with one reach file for every chunk, and
+    its results are cached as the audit's are: a rerun on unchanged rules
+    costs nothing."""
+    with open(reach, "rb") as f:
+        reach_digest = hashlib.sha256(f.read()).hexdigest()[:12]
+    os.environ["KILLABLE_CACHE"] = cache
+    cfg = audit_run.run_config(kdir, cache, "spatch", os.path.join(TOP, "cocci"),
+                               audit_run.rules_version(), spatch.version("spatch"), 200, [], {},
+                               reach_file=reach)
+    # The reach subset is the same for every file: in the key of each.
+    cfg = dataclasses.replace(cfg, key_base=f"{cfg.key_base}|reach:{reach_digest}")
+    results, _stats = audit_run.run_files(cfg, sorted(set(files)), jobs, 120, progress=False)
     verdicts: dict[tuple[str, int], str] = {}
-    for line in report.splitlines():
-        r = spatch.parse_report_line(line)
-        if r:
-            verdicts[(normalize(r.file, files), r.line)] = r.verdict
-    diff = agree.tidy(run_rules(kdir, files, reach, "patch", jobs))
-    hunks = {(normalize(f, files), ln): h for (f, ln), h in hunks_by_site(diff).items()}
-    # As the audit and coccicheck do: what patch mode cannot make is manual.
-    for key, v in verdicts.items():
-        if v == "converted" and not hunks.get(key, "").strip():
-            verdicts[key] = agree.downgrade(v, key[1], agree.PatchResult())
+    hunks: dict[tuple[str, int], str] = {}
+    for rel, res in results.items():
+        for line in res.get("lines", []):
+            r = spatch.parse_report_line(line)
+            if r:
+                # Why spatch gave up (a multi-line exception at times) is
+                # the audit's to show, not the corpus's to record.
+                verdicts[(rel, r.line)] = (agree.RULE_FAILED
+                                           if r.verdict.startswith(agree.RULE_FAILED)
+                                           else r.verdict)
+        for ln, h in res.get("hunks", {}).items():
+            hunks[(rel, int(ln))] = h
     return verdicts, hunks
 
 
@@ -168,7 +140,7 @@ def draw(args: argparse.Namespace) -> int:
     files = sorted({r["file"] for r in picked} | {r["file"] for r in old})
     write_reach(args.reports, picked + old + read_corpus(RECALL))
     verdicts, hunks = site_results(args.kdir, files + [r["file"] for r in read_corpus(RECALL)],
-                                   REACH, args.jobs)
+                                   REACH, args.jobs, args.cache)
     if args.update:
         # The same run's verdicts for the sites already here (update).
         again = take_new_verdicts(old, verdicts, hunks)
@@ -296,7 +268,7 @@ def corpus_results(args: argparse.Namespace):
     recall corpus's, in the same run)."""
     rows = read_corpus()
     files = {r["file"] for r in rows} | {r["file"] for r in read_corpus(RECALL)}
-    verdicts, hunks = site_results(args.kdir, sorted(files), REACH, args.jobs)
+    verdicts, hunks = site_results(args.kdir, sorted(files), REACH, args.jobs, args.cache)
     return rows, verdicts, hunks
 
 
@@ -365,6 +337,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kdir", default=os.path.expanduser("~/.cache/killable/linux-6.1"))
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--cache", default=DEFAULT_CACHE,
+                    help="where the rule files and the results are cached (as make audit's)")
     sub = ap.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("draw", help="draw sites for a new review")
     d.add_argument("--reports", required=True, help="an audit's reports/<tree> directory")

@@ -99,5 +99,30 @@ class TestStaleFacts(unittest.TestCase):
             self.assertFalse(scan("2" * 16, "tablesB").get("stale"))
 
 
+
+
+class TestPrunedWithCallers(unittest.TestCase):
+    """The audit's patch pass keeps the bodies that call a site's function
+    (after o2nm_lock_subsystem(), fs/ocfs2/cluster/nodemanager.c: a void
+    function that learns to fail, its caller next to it in the file)."""
+
+    TEXT = ("static void lock_sub(struct s *s)\n{\n\tmutex_lock(&s->m);\n}\n\n"
+            "static ssize_t num_store(struct s *s)\n{\n\tlock_sub(s);\n\treturn 0;\n}\n\n"
+            "static int top(struct s *s)\n{\n\treturn num_store(s);\n}\n\n"
+            "static int other(void)\n{\n\treturn 1;\n}\n")
+
+    def test_callers_kept_transitively(self) -> None:
+        keep = csource.with_callers(self.TEXT, {3})
+        self.assertEqual(keep, {3, 6, 12})
+        pruned = csource.prune_bodies(self.TEXT, keep)
+        self.assertIn("lock_sub(s);", pruned)
+        self.assertIn("return num_store(s);", pruned)
+        self.assertNotIn("return 1;", pruned)
+        self.assertEqual(pruned.count("\n"), self.TEXT.count("\n"))
+
+    def test_no_site_no_callers(self) -> None:
+        self.assertEqual(csource.with_callers(self.TEXT, set()), set())
+
+
 if __name__ == "__main__":
     unittest.main()

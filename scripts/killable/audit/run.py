@@ -197,6 +197,9 @@ class RunConfig:
     combined: str = ""           # all families in one file (patch_check)
     tree_reach: str = ""         # every file's lines, for walks that leave the chunk
     hops_of: dict[str, str] = field(default_factory=dict)  # relpath -> digest of its callers' lines
+    # One reach TSV that every spatch process reads whole, instead of a
+    # chunk's own lines (the precision corpus: a subset, reach_subset()).
+    reach_file: str = ""
 
 
 @dataclass
@@ -406,13 +409,19 @@ def patch_check(cfg: RunConfig, merged: dict[str, dict], texts: dict[str, str],
     if not keep:
         return ChunkStats()
     with tempfile.TemporaryDirectory(prefix="killable-agree-") as root:
-        write_pruned(root, keep, texts)
+        # The callers' bodies too: the plumbing the rules add there is part
+        # of a site's hunk (its lines are next to the site's at times).
+        write_pruned(root, {rel: csource.with_callers(texts[rel], lines)
+                            for rel, lines in keep.items()}, texts)
         groups = os.path.join(root, ".groups")
         reach = os.path.join(root, ".reach.tsv")
         with open(groups, "w", encoding="utf-8") as f:
             f.write("\n\n".join(sorted(keep)) + "\n")
-        with open(reach, "w", encoding="utf-8") as f:
-            f.write("".join(cfg.reach_of.get(rel, "") for rel in sorted(keep)))
+        if cfg.reach_file:
+            reach = cfg.reach_file
+        else:
+            with open(reach, "w", encoding="utf-8") as f:
+                f.write("".join(cfg.reach_of.get(rel, "") for rel in sorted(keep)))
         cmd = spatch.command(cfg.spatch, cfg.combined, "patch", options=cfg.options,
                              quiet=False, reach=reach, timeout=cfg.timeout,
                              tmp_dir=root, args=["--file-groups", groups],
@@ -481,11 +490,12 @@ def run_spatch(cfg: RunConfig, files: list[str], live: Live | None = None,
             f.write("\n\n".join(files) + "\n")
         # Only these files' lines: the whole tree's reach TSV is ~100 MB and
         # the rules look a function up by the path of the file being matched.
-        reach = os.path.join(wd, "reach.tsv")
-        with open(reach, "w") as f:
-            f.write("# killable reach for this chunk\n")
-            for rel in files:
-                f.write(cfg.reach_of.get(rel, ""))
+        reach = cfg.reach_file or os.path.join(wd, "reach.tsv")
+        if not cfg.reach_file:
+            with open(reach, "w") as f:
+                f.write("# killable reach for this chunk\n")
+                for rel in files:
+                    f.write(cfg.reach_of.get(rel, ""))
         cmd = spatch.command(cfg.spatch, cfg.cocci, "report", options=cfg.options,
                              quiet=False, reach=reach, timeout=cfg.timeout,
                              args=["--verbose-parsing", "--file-groups", groups],
@@ -635,6 +645,28 @@ class Progress:
     def end(self) -> None:
         if self.enabled:
             sys.stderr.write("\n")
+
+
+def run_config(kdir: str, cache: str, spatch_bin: str, cocci: str, rver: str, sver: str,
+               timeout: int, spflags: list[str], reach_of: dict[str, str], *,
+               tree_reach: str = "", hops_of: dict[str, str] | None = None,
+               reach_file: str = "", families: bool = True) -> RunConfig:
+    """How spatch runs the rules (cocci: the family directory, or one rule
+    file when families is false), with the key of its cached results: the
+    header summaries are made first, once (each spatch process reads
+    them), and are in the key, as a header change can change a verdict."""
+    try:
+        effects_table = os.path.basename(effects.ensure_table(kdir, cache))
+    except OSError:
+        effects_table = "none"
+    opts = spatch.rule_options(cocci) or spatch.DEFAULT_OPTIONS
+    key_base = "|".join([CACHE_FORMAT, rver, sver, " ".join(opts), str(timeout),
+                         " ".join(spflags), effects_table])
+    return RunConfig(kdir, spatch_bin, cocci, reach_of, opts, timeout, spflags,
+                     os.path.join(cache, "audit-cache", "spatch"), key_base,
+                     combined_rules(cache, rver, kind="sites") if families else "",
+                     combined_rules(cache, rver) if families else "",
+                     tree_reach, hops_of or {}, reach_file)
 
 
 def run_files(cfg: RunConfig, files: list[str], jobs: int, chunk: int, progress: bool,
@@ -841,21 +873,10 @@ def audit(o: Options) -> dict:
     hops_of = {rel: caller_lines_digest(lines, by_file) for rel, lines in reach_of.items()}
     res.by_file = by_file = None
 
-    # 3. spatch; the header summaries first, once (each spatch process
-    # reads them), and in the key: a header change can change a verdict.
+    # 3. spatch (run_config)
     os.environ["KILLABLE_CACHE"] = o.cache
-    try:
-        effects_table = os.path.basename(effects.ensure_table(kdir, o.cache))
-    except OSError:
-        effects_table = "none"
-    opts = spatch.rule_options(cocci) or spatch.DEFAULT_OPTIONS
-    key_base = "|".join([CACHE_FORMAT, rver, sver, " ".join(opts), str(o.timeout),
-                         " ".join(o.spflags), effects_table])
-    cfg = RunConfig(kdir, o.spatch, cocci, reach_of, opts, o.timeout, o.spflags,
-                    os.path.join(o.cache, "audit-cache", "spatch"), key_base,
-                    "" if o.rules else combined_rules(o.cache, rver, kind="sites"),
-                    "" if o.rules else combined_rules(o.cache, rver),
-                    tree_reach, hops_of)
+    cfg = run_config(kdir, o.cache, o.spatch, cocci, rver, sver, o.timeout, o.spflags,
+                     reach_of, tree_reach=tree_reach, hops_of=hops_of, families=not o.rules)
     t1 = time.time()
     deadline = t_start + o.budget * 60 if o.budget else 0.0
     results, stats = run_files(cfg, files, o.jobs, o.chunk, o.progress, deadline)

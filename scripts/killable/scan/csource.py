@@ -332,6 +332,26 @@ def function_bodies(clean: str, lines: LineIndex) -> list[tuple[int, int, Functi
     return bodies
 
 
+def with_callers(text: str, keep_lines: set[int]) -> set[int]:
+    """keep_lines and the first line of every function of text that calls,
+    directly or through other such functions, one that holds a kept line:
+    the bodies a rule may change along with a site's (a void function that
+    learns to fail makes its callers in the file check)."""
+    functions = list(scan_text(text, uses=False).functions.values())
+    held = {fn.name for fn in functions
+            if any(fn.line <= k <= fn.end_line for k in keep_lines)}
+    out = set(keep_lines)
+    grew = True
+    while grew:
+        grew = False
+        for fn in functions:
+            if fn.name not in held and any(c.callee in held for c in fn.calls):
+                held.add(fn.name)
+                out.add(fn.line)
+                grew = True
+    return out
+
+
 def prune_bodies(text: str, keep_lines: set[int]) -> str:
     """Blank the body of every function that holds none of `keep_lines`.
 
