@@ -33,7 +33,6 @@ import shutil
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -279,7 +278,7 @@ class BootFiKernel(kt.Kernel):
                 mk.write_text(text + line)
 
     def make_patch(self, files: list[str]) -> str:
-        """The project's coccicheck in patch mode on each file (REACH=subset).
+        """The project's coccicheck in patch mode on the files (REACH=subset).
 
         Each file's diff is kept in patches/ under a key of the series and
         every input of the rules (cocci/, its data, scripts/killable, the
@@ -296,26 +295,29 @@ class BootFiKernel(kt.Kernel):
         outdir.mkdir(exist_ok=True)
         (outdir / "key").write_text(key + "\n")
 
-        def one(name: str) -> str:
-            cached = outdir / (name.replace("/", "_") + ".diff")
-            if cached.exists():
-                return cached.read_text()
-            p = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "killable", "coccicheck",
-                                "--kdir", str(self.src), "--mode", "patch", "-m", name,
-                                "-j", "1", "--reach", str(REACH)],
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            (outdir / (name.replace("/", "_") + ".log")).write_text(p.stderr)
-            if p.returncode not in (0, 255):
-                die("coccicheck %s exited %d:\n%s" % (name, p.returncode, p.stderr[-2000:]))
-            diff = kt.extract_diff(p.stdout)
-            cached.write_text(diff)
-            return diff
+        def cached(name: str) -> Path:
+            return outdir / (name.replace("/", "_") + ".diff")
 
-        todo = [f for f in files if not (outdir / (f.replace("/", "_") + ".diff")).exists()]
+        todo = [f for f in files if not cached(f).exists()]
         log("coccicheck --mode patch: %d files, %d cached" % (len(todo), len(files) - len(todo)))
         t0 = time.time()
-        with ThreadPoolExecutor(max_workers=int(self.jobs)) as pool:
-            diffs = list(pool.map(one, files))
+        if todo:
+            # One process for all of them: spatch parses the rules once.
+            listing = outdir / "todo.list"
+            listing.write_text("".join(f + "\n" for f in todo))
+            p = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "killable", "coccicheck",
+                                "--kdir", str(self.src), "--mode", "patch", "--files",
+                                str(listing), "-j", str(self.jobs), "--reach", str(REACH)],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            (outdir / "coccicheck.log").write_text(p.stderr)
+            if p.returncode not in (0, 255):
+                die("coccicheck exited %d:\n%s" % (p.returncode, p.stderr[-2000:]))
+            by_file: dict[str, str] = {name: "" for name in todo}
+            for name, head, hunks in split_diff(kt.extract_diff(p.stdout)):
+                by_file[name] = by_file.get(name, "") + head + "".join(hunks)
+            for name in todo:
+                cached(name).write_text(by_file[name])
+        diffs = [cached(f).read_text() for f in files]
         self.timings["patch"] = time.time() - t0
         return "".join(diffs)
 
