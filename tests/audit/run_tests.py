@@ -545,29 +545,6 @@ def test_resume_after_kill(ctx: Ctx) -> None:
     expect(read_reports(d) == ref, "resumed reports differ from an uninterrupted run")
 
 
-def test_shard_merge(ctx: Ctx) -> None:
-    need_tree(ctx)
-    cache = os.path.join(ctx.tmp, "c-shard")
-    full = os.path.join(ctx.tmp, "r-full")
-    run_audit(ctx, cache, full, "-j", "2", m="drivers/char/tpm")
-    parts = []
-    for k in (1, 2):
-        out = os.path.join(ctx.tmp, f"shard{k}.json")
-        run_audit(ctx, os.path.join(ctx.tmp, f"c-shard{k}"), full, "-j", "1",
-                  "--shard", f"{k}/2", "--out", out, m="drivers/char/tpm")
-        parts.append(out)
-    a = json.load(open(parts[0]))["files"]
-    b = json.load(open(parts[1]))["files"]
-    expect(a and b and not set(a) & set(b), f"shards overlap or empty: {len(a)} {len(b)}")
-    merged = os.path.join(ctx.tmp, "r-merged")
-    r = py("audit", "--merge", *parts, "--reports", merged)
-    expect(r.returncode == 0, r.stderr)
-    want = read_reports(os.path.join(full, "linux-6.1-drivers_char_tpm"))
-    got = read_reports(os.path.join(merged, "linux-6.1-drivers_char_tpm"))
-    for k in want:
-        expect(want[k] == got[k], f"merged {k} differs from the unsharded run")
-
-
 def readme_shard_commands() -> list[str]:
     """The two commands of the README's "Sharding over machines", each with
     its continuation lines joined."""
