@@ -662,6 +662,10 @@ def run_config(kdir: str, cache: str, spatch_bin: str, cocci: str, rver: str, sv
     opts = spatch.rule_options(cocci) or spatch.DEFAULT_OPTIONS
     key_base = "|".join([CACHE_FORMAT, rver, sver, " ".join(opts), str(timeout),
                          " ".join(spflags), effects_table])
+    if reach_file:
+        # Every file reads all of it: its content is in each file's key.
+        with open(reach_file, "rb") as f:
+            key_base += "|reach:" + hashlib.sha256(f.read()).hexdigest()[:12]
     return RunConfig(kdir, spatch_bin, cocci, reach_of, opts, timeout, spflags,
                      os.path.join(cache, "audit-cache", "spatch"), key_base,
                      combined_rules(cache, rver, kind="sites") if families else "",
