@@ -56,7 +56,8 @@
 //   tset_lock, tif_lock  one lock held: undo it before the return
 //   tset_alloc, tif_alloc  one allocation held: free it before the return
 //   tok_bra, tok_brb     the sites whose kill takes the timeout branch
-//   tbr_if, tbr_set      `if (!wait())` / `x = wait(); if (!x)`: the twin,
+//   tbr_if, tbr_set      `if (!wait())` / `x = wait(); if (!x)` (plain
+//                        statements may come between): the twin,
 //                        and the test `<= 0` sends a kill through the branch
 //                        that gives up on a timeout (ceph_osdc_wait_request)
 //   tdecl, tuse, tdecl0  the new `long time_left;`: with the other
@@ -1523,6 +1524,7 @@ position wait_event_tok_brb.p;
   x =
   prim@p@q(es)
   ;
+  ... when != x
 (
   if (!x)
   S1 else S2
@@ -1547,6 +1549,7 @@ fresh identifier kprim = script:python(prim) { K.twin(prim) };
 - prim@p@q(es)
 + kprim(es)
   ;
+  ... when != x
 (
 - if (!x)
 + if (x <= 0)

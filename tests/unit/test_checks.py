@@ -2257,6 +2257,22 @@ class TestStoresIn(unittest.TestCase):
         self.assertEqual(body.stores_in("\n\tif (x) a = 0;\n\telse (*rows)[i] = 1;\n"),
                          ["*rows)[i]"])
 
+    def test_a_local_array_initialized_is_declared_not_stored(self) -> None:
+        # dt9812_read_info() (drivers/comedi/drivers/dt9812.c:385) builds its
+        # command in `u8 reg[2] = { ... }`; ad5360_write_unlocked() its
+        # transfers in `struct spi_transfer t[] = { ... }`.
+        self.assertEqual(body.stores_in("\n\tu8 reg[2] = { 0, 1 };\n"), [])
+        self.assertEqual(body.stores_in("\n\tstruct spi_transfer t[] = {\n\t\t{ .len = 2 },\n\t};\n"),
+                         [])
+        self.assertEqual(body.stores_in("\n\tstatic const u8 map[N][M] = { };\n"), [])
+        self.assertEqual(body.stores_in("\n\treg[1] = 3;\n"), ["reg[1]"])
+
+    def test_else_is_not_part_of_the_place(self) -> None:
+        # eeprom_update_client() (drivers/misc/eeprom/eeprom.c:47):
+        # `else buf[i] = ...;` stores into buf[i], a local array.
+        self.assertEqual(body.stores_in("\n\tif (x) a = 0;\n\telse buf[i] = 1;\n"), ["buf[i]"])
+        self.assertEqual(body.stores_in("\n\tif (x) a = 0;\n\telse st->v = 1;\n"), ["st->v"])
+
 
 class TestTimeLeftType(VerdictCase):
     """checks.time_left_type: a `_timeout` wait's result must be able to
@@ -2460,6 +2476,36 @@ class TestTimeoutBranch(VerdictCase):
     def test_branch_that_does_not_leave_stays_manual(self) -> None:
         self.assertIn("foo_submit() is called before the sleep",
                       self.judge(leave="dev->len = -ETIMEDOUT;"))
+
+    def judge_gap(self, gap: str) -> str:
+        # i2c-bcm-kona's bcm_kona_i2c_read_fifo_single() masks the interrupts
+        # between the wait and its test (drivers/i2c/busses/i2c-bcm-kona.c:298)
+        text = self.XFER.replace("REARM", "reinit_completion(&dev->cmd_complete);")
+        text = text.replace("LEAVE", "return -ETIMEDOUT;")
+        text = text.replace("HZ);\n", "HZ);\n" + "".join(
+            " " * 8 + line + "\n" for line in gap.splitlines()))
+        return self.verdict(text, "xfer_msg", "wait_for_completion_timeout")
+
+    def test_plain_statements_before_the_test_run_on_the_kill_too(self) -> None:
+        self.assertEqual(self.judge_gap("\twritel(0, dev->base + 4);\n\tdev->busy = 0;\n"),
+                         "converted")
+
+    def test_a_statement_that_reads_the_time_left_stays_manual(self) -> None:
+        self.assertIn("foo_submit() is called before the sleep",
+                      self.judge_gap("\tdev->left = time_left;\n"))
+
+    def test_a_test_between_stays_manual(self) -> None:
+        self.assertIn("foo_submit() is called before the sleep",
+                      self.judge_gap("\tif (dev->err)\n\t\treturn -EIO;\n"))
+        self.assertIn("foo_submit() is called before the sleep",
+                      self.judge_gap("out:\n\tfoo_done(dev);\n"))
+
+    def test_gap_finds_the_test(self) -> None:
+        text = "t = wait(&c, HZ);\n\twritel(0, b);\n\tif (!t)\n\t\treturn -EIO;\n"
+        off = text.index("wait(")
+        start, end = plumbing.timeout_branch(text, off)
+        self.assertEqual(text[start:end].strip(), "return -EIO;")
+        self.assertEqual(plumbing.timeout_branch(text, off, gap=False), (-1, -1))
 
 
 class TestTakenByName(VerdictCase):

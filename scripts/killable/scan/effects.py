@@ -302,7 +302,11 @@ def source_paths(kdir: str) -> list[str]:
 
 def tree_key(kdir: str, paths: list[str]) -> str:
     h = hashlib.sha256(SUMMARY_FORMAT.encode())
-    for f in (__file__, os.path.join(DATA_DIR, "side-effect-free.tsv"),
+    # The summaries read bodies with the verdicts' own stores_in() and
+    # locals_assigned(): a change there changes them too.
+    from killable.verdicts import body as fbody
+    for f in (__file__, fbody.__file__, csource.__file__,
+              os.path.join(DATA_DIR, "side-effect-free.tsv"),
               os.path.join(DATA_DIR, "local-writers.tsv"),
               os.path.join(DATA_DIR, "acquire-release.tsv")):
         with open(f, "rb") as fh:

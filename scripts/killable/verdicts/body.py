@@ -271,6 +271,13 @@ def first_arg(text: str, call_off: int) -> str:
     return "".join(args[0].split()).lstrip("&") if args else ""
 
 
+LOCAL_DECLARATION = re.compile(r"^(?:(?:const|static|struct|union|enum|unsigned|signed|volatile)\s+)*"
+                               r"\w+[\s*]+\w+(?:\s*\[[^\]]*\])*$")
+
+# `{ .len = 2 }`, `[3] = x`: an initializer's member or element, not a store.
+DESIGNATOR = re.compile(r"^(?:\.\s*\w+|\[[^\]]*\])(?:\s*\.\s*\w+|\s*\[[^\]]*\])*$")
+
+
 def stores_in(text: str) -> list[str]:
     """Left-hand sides that are not plain locals: members, derefs, elements.
 
@@ -292,7 +299,9 @@ def stores_in(text: str) -> list[str]:
             end = min([i for i in (text.find(";", m.end()), text.find(")", m.end())) if i >= 0]
                       or [len(text)])
             lhs = text[m.end():end].strip()
-        if not lhs or "," in lhs:
+        # `else buf[i] = c;`: the statement word is not part of the place.
+        lhs = re.sub(r"^(?:else|do)\b\s*", "", lhs)
+        if not lhs or "," in lhs or DESIGNATOR.match(lhs):
             continue
         call = re.search(r"(\w+)\s*$", text[:start - 1]) if text[start - 1:start] == "(" else None
         if call and call.group(1) not in STATEMENT_WORDS and \
@@ -305,8 +314,11 @@ def stores_in(text: str) -> list[str]:
             out.append(" ".join((call.group(1) + "(" + lhs).split()))
             continue
         if re.search(r"->|\.\s*\w+\s*$|\]\s*$", lhs) or lhs.startswith("*"):
-            # A declaration such as `struct foo *f = ...` ends in a plain name.
-            if re.match(r"^(?:const\s+|static\s+|struct\s+|unsigned\s+|enum\s+)*\w+[\s*]+\w+$", lhs):
+            # A declaration such as `struct foo *f = ...` ends in a plain name,
+            # or in its array's bounds: `u8 reg[2] = { ... }` (dt9812's
+            # commands), `struct spi_transfer t[] = { ... }` initialize the
+            # function's own array.
+            if LOCAL_DECLARATION.match(lhs):
                 continue
             out.append(" ".join(lhs.split()))
     return out

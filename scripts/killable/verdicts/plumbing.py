@@ -257,11 +257,35 @@ PARSER = re.compile(r"^(?:kstrto\w+|sscanf|simple_strto\w+|strtobool)$")
 ZERO_TEST = r"\bif\s*\(\s*(?:unlikely\s*\(\s*)?(?:!\s*%(v)s|%(v)s\s*==\s*0)\s*\)?\s*\)"
 
 
-def timeout_branch(text: str, off: int) -> tuple[int, int]:
+# Statements that may stand between `t = wait(...);` and its `if (!t)`:
+# plain calls and stores, which the timeout path runs too (i2c-bcm-kona's
+# `writel(0, dev->base + IER_OFFSET);` masks the interrupts first).
+GAP_STATEMENT = re.compile(r"\s*(?!(?:if|for|while|do|switch|return|goto|break|continue|case|"
+                           r"default)\b)[A-Za-z_*(][^;{}]*;")
+MAX_GAP = 6
+
+
+def gap_before_test(text: str, pos: int, var: str) -> int:
+    """Where the test of var may start after pos: pos itself, or after up
+    to MAX_GAP plain statements that do not mention var (nor are labels);
+    -1 when something else stands there."""
+    for _ in range(MAX_GAP + 1):
+        if re.compile(r"\s*" + ZERO_TEST % {"v": re.escape(var)}).match(text, pos):
+            return pos
+        m = GAP_STATEMENT.match(text, pos)
+        if not m or re.search(r"\b%s\b" % re.escape(var), m.group(0)) or \
+                re.match(r"\s*\w+\s*:(?!:)", m.group(0)):
+            return -1
+        pos = m.end()
+    return -1
+
+
+def timeout_branch(text: str, off: int, gap: bool = True) -> tuple[int, int]:
     """(start, end) of the branch that handles a timeout of the `_timeout`
     wait called at offset off, when that test comes right with the wait:
     `if (!wait(...)) BRANCH`, `if (wait(...) == 0) BRANCH`, or `t =
-    wait(...);` followed by `if (!t) BRANCH` (or `t == 0`).  (-1, -1)
+    wait(...);` followed by `if (!t) BRANCH` (or `t == 0`), with gap, also
+    after plain statements that leave t alone (gap_before_test).  (-1, -1)
     otherwise."""
     open_ = text.find("(", off)
     close = csource.matching(text, open_, "(", ")") if open_ >= 0 else -1
@@ -274,11 +298,12 @@ def timeout_branch(text: str, off: int) -> tuple[int, int]:
         m = re.match(r"\s*==\s*0\s*\)?\s*\)", text[close + 1:])
     else:
         var = timeout_result_var(text, off)
-        after = re.match(r"\s*;\s*", text[close + 1:])
+        after = re.compile(r"\s*;").match(text, close + 1)
         if not var or not after:
             return (-1, -1)
-        m = re.compile(r"\s*;\s*" + ZERO_TEST % {"v": re.escape(var)}).match(
-            text, close + 1)
+        test = gap_before_test(text, after.end(), var) if gap else after.end()
+        m = re.compile(r"\s*" + ZERO_TEST % {"v": re.escape(var)}).match(text, test) \
+            if test >= 0 else None
         if m:
             return (m.end(), body.statement_end(text, m.end()))
         return (-1, -1)
@@ -306,11 +331,11 @@ def shared_wait_object(k: "Rules", ff: csource.FileFacts, text: str, off: int) -
 
 
 def unshared_timeout_branch(k: "Rules", ff: csource.FileFacts, text: str,
-                            off: int) -> str | None:
+                            off: int, gap: bool = True) -> str | None:
     """The code of the timeout branch of the wait at off, without its
     braces; None when there is none or another wait of the file shares
     the object (shared_wait_object)."""
-    start, end = timeout_branch(text, off)
+    start, end = timeout_branch(text, off, gap)
     if start < 0 or shared_wait_object(k, ff, text, off):
         return None
     code = text[start:end].strip()
@@ -329,7 +354,9 @@ def timeout_exit_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int) 
     already: the killable twin's error leaving at the wait leaves the same.
     A branch that cancels or recovers (uniphier_fi2c_recover()) or jumps to
     a label does more than the new exit would."""
-    code = unshared_timeout_branch(k, ff, text, off)
+    # Not after a gap (gap_before_test): the new exit at the wait would skip
+    # the statements the timeout path runs before its test.
+    code = unshared_timeout_branch(k, ff, text, off, gap=False)
     if code is None:
         return False
     if re.search(r"\b(?:goto|for|while|do|switch|break|continue)\b", code):
