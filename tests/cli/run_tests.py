@@ -483,6 +483,34 @@ def test_coccicheck_reports_parse_errors(ctx: Ctx) -> None:
               and "standard.h" not in p.stderr, said(p))
 
 
+def test_coccicheck_file_list(ctx: Ctx) -> None:
+    """--files LIST (what check-boot-fi uses): the listed files, as M would
+    give them; a wrong list is one line, before spatch runs."""
+    kdir = make_tree(ctx.dir("files-tree"), {"drivers/bar/bad.c": BAD_C})
+    lst = os.path.join(ctx.tmp, "files.list")
+    with open(lst, "w", encoding="utf-8") as f:
+        f.write("drivers/foo/foo.c\n\n")
+    by_list = killable("coccicheck", "--kdir", kdir, "--cocci", MUTEX, "--files", lst)
+    by_m = killable("coccicheck", "--kdir", kdir, "--cocci", MUTEX, "-m", "drivers/foo")
+    ctx.check("coccicheck --files: the listed file's report, as M gives it",
+              by_list.returncode == 0 and by_list.stdout == by_m.stdout and
+              "drivers/foo/foo.c:" in by_list.stdout and "bad.c" not in by_list.stdout + by_list.stderr,
+              said(by_list) + by_list.stdout[-300:])
+    both = killable("coccicheck", "--kdir", kdir, "--cocci", MUTEX, "--files", lst, "-m", "drivers")
+    ctx.check("coccicheck --files with M: one line, exit 2",
+              one_line(both) and "not both" in both.stderr, said(both))
+    missing = killable("coccicheck", "--kdir", kdir, "--cocci", MUTEX,
+                       "--files", os.path.join(ctx.tmp, "no-such.list"))
+    ctx.check("coccicheck --files with a missing list: one line naming it",
+              one_line(missing) and "no-such.list" in missing.stderr, said(missing))
+    with open(lst, "a", encoding="utf-8") as f:
+        f.write("drivers/foo/gone.c\n")
+    gone = killable("coccicheck", "--kdir", kdir, "--cocci", MUTEX, "--files", lst)
+    ctx.check("coccicheck --files naming a file not in the tree: one line naming it",
+              one_line(gone) and "drivers/foo/gone.c" in gone.stderr and not gone.stdout,
+              said(gone))
+
+
 def test_coccicheck_families_make_one_diff(ctx: Ctx) -> None:
     """Issue 10, class 7: several families in one file give one diff that
     applies, and every converted report line has its hunk."""
