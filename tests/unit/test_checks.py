@@ -2477,6 +2477,58 @@ class TestTimeoutBranch(VerdictCase):
         self.assertIn("foo_submit() is called before the sleep",
                       self.judge(leave="dev->len = -ETIMEDOUT;"))
 
+    # ocores_xfer_core (drivers/i2c/busses/i2c-ocores.c:380-405): the
+    # timeout sets the error and falls through to the common end, which
+    # resets the controller and returns it.
+    FALL = """
+        static int xfer_msg(struct foo *dev)
+        {
+        	int ret = 0;
+
+        	reinit_completion(&dev->cmd_complete);
+        	foo_submit(dev);
+        	if (!wait_for_completion_timeout(&dev->cmd_complete, HZ))
+        		ret = -ETIMEDOUT;
+        	AFTER
+        	if (ret) {
+        		foo_recover_bus(dev);
+        		return ret;
+        	}
+        	return dev->len;
+        }
+        static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+        {
+        	return xfer_msg(file->private_data);
+        }
+        """
+
+    def judge_fall(self, after: str = "", text: str = "") -> str:
+        return self.verdict((text or self.FALL).replace("AFTER", after), "xfer_msg",
+                            "wait_for_completion_timeout")
+
+    def test_branch_that_sets_the_error_and_falls_through(self) -> None:
+        self.assertEqual(self.judge_fall(), "converted")
+
+    def test_fall_through_to_more_work_stays_manual(self) -> None:
+        # spi-zynq-qspi's exec_op (drivers/spi/spi-zynq-qspi.c:546) goes on
+        # to the next phase and waits again after a timeout
+        again = ("reinit_completion(&dev->cmd_complete);\n"
+                 "        \tfoo_submit(dev);\n"
+                 "        \twait_for_completion_timeout(&dev->cmd_complete, HZ);")
+        self.assertIn("foo_submit() is called before the sleep", self.judge_fall(again))
+
+    def test_fall_through_that_overwrites_the_error_stays_manual(self) -> None:
+        self.assertIn("foo_submit() is called before the sleep",
+                      self.judge_fall("ret = foo_status(dev);"))
+
+    def test_fall_through_whose_time_left_is_read_again_stays_manual(self) -> None:
+        text = self.FALL.replace("int ret = 0;", "int ret = 0;\n        \tlong t;").replace(
+            "if (!wait_for_completion_timeout(&dev->cmd_complete, HZ))",
+            "t = wait_for_completion_timeout(&dev->cmd_complete, HZ);\n        \tif (!t)")
+        self.assertEqual(self.judge_fall(text=text), "converted")
+        self.assertIn("foo_submit() is called before the sleep",
+                      self.judge_fall("dev->left = t;", text=text))
+
     def judge_gap(self, gap: str) -> str:
         # i2c-bcm-kona's bcm_kona_i2c_read_fifo_single() masks the interrupts
         # between the wait and its test (drivers/i2c/busses/i2c-bcm-kona.c:298)

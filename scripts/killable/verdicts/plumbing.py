@@ -399,7 +399,8 @@ def timeout_branch_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int
     if code is None:
         return False
     if re.search(r"\b(?:for|while|do|switch|break|continue)\b", code) or \
-            not re.search(r"(?:\breturn\b[^;]*|\bgoto\s+\w+\s*);$", code):
+            not (re.search(r"(?:\breturn\b[^;]*|\bgoto\s+\w+\s*);$", code) or
+                 branch_sets_error_and_gives_up(k, ff, text, off, code)):
         return False
     whole = text[body.body_start(text):off]
     objects = body.stack_objects(text)
@@ -416,6 +417,44 @@ def timeout_branch_leaves(k: "Rules", ff: csource.FileFacts, text: str, off: int
     if "completion" in text[off:open_] and not re.search(
             r"\b(?:re)?init_completion\s*\(\s*&?\s*%s\s*\)" % path, whole):
         return False
+    return True
+
+
+def branch_sets_error_and_gives_up(k: "Rules", ff: csource.FileFacts, text: str, off: int,
+                                   code: str) -> bool:
+    """A timeout branch that sets an error and falls through to the
+    function's common end (ocores_xfer_core's `ret = -ETIMEDOUT;` then `if
+    (ret) { ocores_process_timeout(i2c); return ret; }`, sunxi_nfc_wait_events'
+    `if (!ret) ret = -ETIMEDOUT; else ret = 0;`): the kill takes it as
+    an early timeout when nothing after it starts new work or loses the
+    error.  After the whole `if` (and its else): no sleep primitive and no
+    call of a function of the file that sleeps (spi-zynq-qspi's exec_op
+    goes on to the next phase and waits again), the error returned and
+    never overwritten, and the wait's own result not read again, unless
+    the branch overwrote it with the error.  Not in a loop, which would
+    go round again."""
+    last = re.search(r"(?<![\w>.])\s*(\w+)\s*=\s*\(?\s*-\s*E[A-Z0-9]+\s*\)?\s*;$", code)
+    if not last or re.search(r"\b(?:return|goto)\b", code) or body.loop_at(text, off):
+        return False
+    err = last.group(1)
+    start, end = timeout_branch(text, off)
+    after = re.compile(r"\s*else\b").match(text, end)
+    if after:
+        end = body.statement_end(text, after.end())
+    rest = text[end:]
+    var = timeout_result_var(text, off)
+    if var and var != err and re.search(r"\b%s\b" % re.escape(var), rest):
+        return False
+    e = re.escape(err)
+    if re.search(r"\b%s\s*(?:[-+*/%%&|^]|<<|>>)?=(?!=)|(?:\+\+|--)\s*%s\b|\b%s\s*(?:\+\+|--)"
+                 % (e, e, e), rest) or \
+            not re.search(r"\breturn\s*\(?\s*%s\s*\)?\s*;" % e, rest):
+        return False
+    sleeps = set(k.prims) | {p.twin for p in k.prims.values()}
+    for name, _ in body.calls_in(rest):
+        fn = ff.functions.get(name)
+        if name in sleeps or fn is not None and any(c.callee in sleeps for c in fn.calls):
+            return False
     return True
 
 
