@@ -2529,6 +2529,31 @@ class TestTimeoutBranch(VerdictCase):
         self.assertIn("foo_submit() is called before the sleep",
                       self.judge_fall("dev->left = t;", text=text))
 
+    def test_a_queue_through_a_local_pointer_stays_manual(self) -> None:
+        # afe_apr_send_pkt (sound/soc/qcom/qdsp6/q6afe.c:962) waits on
+        # `*wait`, a local pointer to one of two queues: where it points is
+        # not read, and reading it must not crash the file's run.
+        v = self.verdict("""
+            static int xfer_msg(struct foo *dev, struct foo_port *port)
+            {
+            	wait_queue_head_t *wait = port ? &port->wait : &dev->wait;
+            	int ret;
+
+            	foo_submit(dev);
+            	ret = wait_event_timeout(*wait, dev->done, HZ);
+            	if (!ret)
+            		ret = -ETIMEDOUT;
+            	else
+            		ret = 0;
+            	return ret;
+            }
+            static long foo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+            {
+            	return xfer_msg(file->private_data, NULL);
+            }
+            """, "xfer_msg", "wait_event_timeout")
+        self.assertIn("foo_submit() is called before the sleep", v)
+
     def judge_gap(self, gap: str) -> str:
         # i2c-bcm-kona's bcm_kona_i2c_read_fifo_single() masks the interrupts
         # between the wait and its test (drivers/i2c/busses/i2c-bcm-kona.c:298)
