@@ -43,6 +43,7 @@ import sys
 from dataclasses import dataclass
 
 from killable import cli
+from killable.atomic import atomic_write
 from killable.data import Family, Primitive, load_families, load_primitives
 from killable.paths import TEMPLATES, TOP
 from killable.verdicts.plumbing import PLUMB_DEPTH
@@ -209,10 +210,7 @@ def write_if_changed(path: str, text: str) -> bool:
                 return False
     except OSError:
         pass
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    atomic_write(path, text)
     return True
 
 

@@ -126,3 +126,45 @@ class TestPrunedWithCallers(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def _write_tree_reach_many(path: str, by_file: dict[str, str], times: int) -> None:
+    for _ in range(times):
+        reach.write_indexed(path, by_file)
+
+
+class TestIndexedReachConcurrentWriters(unittest.TestCase):
+    """The shards of one audit (make audit-shard, GNU parallel) write the
+    same whole-tree reach file at once: a shared temporary name let one
+    writer rename another's file away (CI at stop 37)."""
+
+    def setUp(self) -> None:
+        import tempfile
+        self.tmp = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.tmp.name, "tree.tsv")
+        self.by_file = {f"drivers/x/f{i}.c": f"f{i}\tsyscall\n" * (i + 1) for i in range(50)}
+
+    def tearDown(self) -> None:
+        self.tmp.cleanup()
+
+    def test_no_fixed_temporary_name(self) -> None:
+        # A directory where the old fixed name would go: a unique name never meets it.
+        os.mkdir(self.path + ".tmp")
+        reach.write_indexed(self.path, self.by_file)
+        index = reach.read_index(self.path)
+        self.assertEqual(reach.read_indexed(self.path, index, "drivers/x/f3.c"),
+                         ["f3\tsyscall"] * 4)
+
+    def test_parallel_writers(self) -> None:
+        import multiprocessing
+        ctx = multiprocessing.get_context("fork")
+        procs = [ctx.Process(target=_write_tree_reach_many, args=(self.path, self.by_file, 30))
+                 for _ in range(4)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join()
+        self.assertEqual([p.exitcode for p in procs], [0, 0, 0, 0])
+        index = reach.read_index(self.path)
+        self.assertEqual(len(index), 50)
+        self.assertEqual(sorted(os.listdir(self.tmp.name)), ["tree.tsv", "tree.tsv.idx"])

@@ -99,7 +99,7 @@ def load_primitives(path: str) -> dict[str, str]:
 
 
 # The Python half of the rules: what a verdict can depend on besides cocci/.
-RULE_PYTHON = ("scan", "graph/reach.py", "verdicts", "generate.py", "data.py", "paths.py", "agree.py",
+RULE_PYTHON = ("scan", "graph/reach.py", "verdicts", "generate.py", "data.py", "paths.py", "agree.py", "atomic.py",
                "spatch.py")
 
 

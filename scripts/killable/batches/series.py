@@ -34,6 +34,7 @@ import time
 from typing import Iterable, Optional, Sequence
 
 from killable import cli, data, paths, spatch
+from killable.atomic import atomic_write
 from killable.graph import callgraph
 from killable.paths import KERNEL_PATCHES, TOP
 from killable.risk import analysis as risk_analysis
@@ -904,9 +905,7 @@ def compile_one(wt: str, obj: str, cfile: str, cache_dir: str, key_extra: str) -
     if proc.returncode == 0 or diags or res.get("not_built"):
         # Only a result the compiler explains is kept; anything else is redone next time.
         os.makedirs(cache_dir, exist_ok=True)
-        with open(cpath + ".tmp", "w", encoding="utf-8") as f:
-            json.dump(res, f)
-        os.replace(cpath + ".tmp", cpath)
+        atomic_write(cpath, json.dumps(res))
     res["cached"] = False
     return res
 

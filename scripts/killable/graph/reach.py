@@ -20,6 +20,7 @@ from typing import Iterable, Sequence
 from killable.scan import csource
 
 from killable import cli, data
+from killable.atomic import atomic_open
 from killable.data import RootRule, RootTable  # noqa: F401
 from killable.paths import DATA_DIR
 
@@ -51,16 +52,13 @@ def write_indexed(path: str, by_file: dict[str, str]) -> None:
     written whole or not at all (the index last: it marks a complete
     pair)."""
     index = []
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
+    with atomic_open(path, "wb") as f:
         for rel in sorted(by_file):
             b = by_file[rel].encode()
             index.append(f"{rel}\t{f.tell()}\t{len(b)}\n")
             f.write(b)
-    os.replace(tmp, path)
-    with open(tmp, "w", encoding="utf-8") as f:
+    with atomic_open(path + INDEX_SUFFIX) as f:
         f.writelines(index)
-    os.replace(tmp, path + INDEX_SUFFIX)
 
 
 def read_index(path: str) -> dict[str, tuple[int, int]]:
