@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import unittest
 
@@ -124,9 +125,6 @@ class TestPrunedWithCallers(unittest.TestCase):
         self.assertEqual(csource.with_callers(self.TEXT, set()), set())
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 def _write_tree_reach_many(path: str, by_file: dict[str, str], times: int) -> None:
     for _ in range(times):
@@ -168,3 +166,36 @@ class TestIndexedReachConcurrentWriters(unittest.TestCase):
         index = reach.read_index(self.path)
         self.assertEqual(len(index), 50)
         self.assertEqual(sorted(os.listdir(self.tmp.name)), ["tree.tsv", "tree.tsv.idx"])
+
+
+class TestPrunedDirectiveComment(unittest.TestCase):
+    """lane2_associate_ind() in net/atm/lec.c: `#if 0\t/*` opens a comment
+    on the directive line, and the body around it is blanked.  The kept
+    directive must not leave a comment open: spatch's lexer gave up on the
+    whole file ("lexing: empty token") and the audit lost its sites."""
+
+    TEXT = ("static void assoc(struct net_device *dev)\n{\n#if 0\n\tint i = 0;\n#endif\n"
+            "\tstruct lec_priv *priv = netdev_priv(dev);\n#if 0\t\t\t\t/*\n"
+            "\t\t\t\t * Why have the TLVs\n\t\t\t\t */\n\tkfree(priv);\n#endif /* x */\n}\n\n"
+            "static int ioctl(struct s *s)\n{\n\tmutex_lock(&s->m);\n\treturn 0;\n}\n")
+
+    def test_no_comment_left_open(self) -> None:
+        pruned = csource.prune_bodies(self.TEXT, {16})
+        self.assertEqual(pruned.count("\n"), self.TEXT.count("\n"))
+        self.assertIn("mutex_lock(&s->m);", pruned)
+        self.assertNotIn("kfree", pruned)
+        self.assertIn("#if 0", pruned)
+        self.assertIn("#endif /* x */", pruned)
+        opened = [m.start() for m in re.finditer(r"/\*", pruned)]
+        for at in opened:
+            self.assertNotEqual(pruned.find("*/", at + 2), -1, pruned)
+        self.assertEqual(len(opened), 1)
+
+    def test_closed_comment_on_directive_kept(self) -> None:
+        self.assertEqual(csource.directive_without_open_comment("#endif /* A */"), "#endif /* A */")
+        self.assertEqual(csource.directive_without_open_comment("#if 0 /* a */ /* b"),
+                         "#if 0 /* a */     ")
+
+
+if __name__ == "__main__":
+    unittest.main()
