@@ -270,6 +270,11 @@ def load_side_effect_free(path: str = os.path.join(DATA_DIR, "side-effect-free.t
     return load_name_table(path)
 
 
+def load_value_readers(path: str = os.path.join(DATA_DIR, "value-readers.tsv")
+                       ) -> tuple[frozenset[str], list[re.Pattern]]:
+    return load_name_table(path)
+
+
 def load_local_writers(path: str = os.path.join(DATA_DIR, "local-writers.tsv")
                        ) -> dict[str, int]:
     """name -> the 1-based argument it writes through, or 0 for a

@@ -53,6 +53,25 @@ class TestTypeFacts(unittest.TestCase):
                                   ["snd_soc_pcm_runtime", "dpcm", "snd_soc_dpcm_runtime"],
                                   ["snd_soc_pcm_runtime", "ops", "snd_soc_ops"]])
 
+    def test_unions_and_anonymous_members(self) -> None:
+        # arch/x86/kvm/svm/svm.h's shadow_msr_intercept, include/net/sctp/
+        # command.h's union sctp_arg, and an unnamed union whose members
+        # are the outer struct's own, as in C.
+        text = ("struct vcpu_svm {\n\tstruct kvm_vcpu vcpu;\n\tstruct {\n"
+                "\t\tDECLARE_BITMAP(read, MAX_DIRECT_ACCESS_MSRS);\n"
+                "\t\tstruct msr_list *list;\n\t} shadow_msr_intercept;\n"
+                "\tunion {\n\t\tstruct vmcb *vmcb;\n\t\tint raw;\n\t};\n};\n"
+                "union sctp_arg {\n\tvoid *zero_all;\n\tstruct sctp_init_chunk *init;\n};\n"
+                "struct sctp_cmd {\n\tunion sctp_arg obj;\n\tenum sctp_verb verb;\n};\n")
+        fields = callgraph.type_facts(text, [])["fields"]
+        self.assertEqual(fields, [["sctp_arg", "init", "sctp_init_chunk"],
+                                  ["sctp_cmd", "obj", "sctp_arg"],
+                                  ["vcpu_svm", "shadow_msr_intercept",
+                                   "vcpu_svm.shadow_msr_intercept"],
+                                  ["vcpu_svm", "vcpu", "kvm_vcpu"],
+                                  ["vcpu_svm", "vmcb", "vmcb"],
+                                  ["vcpu_svm.shadow_msr_intercept", "list", "msr_list"]])
+
 
 class TestAttributeRoots(unittest.TestCase):
     def test_the_helpers_attribute_macros_name_their_functions(self) -> None:

@@ -10,6 +10,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "scripts"))
+from killable import data  # noqa: E402
 from killable.graph import members  # noqa: E402
 
 
@@ -135,6 +136,68 @@ class TestOpenDoors(unittest.TestCase):
         self.assertEqual(members.door_for("", "open", only_typed), "net/x.c:3")
         self.assertEqual(members.door_for("file_operations", "open", doors), "net/x.c:8")
         self.assertEqual(members.door_for("inode_operations", "open", doors), "net/x.c:14")
+
+
+class TestDoorsThatAreNot(unittest.TestCase):
+    """Mentions of a member's name that the first door check took for
+    open doors, each written after the real line: a value printed by a
+    print function, a union's or an anonymous struct's member, a trace
+    event's record, a line inside a block comment, an index with an arrow."""
+
+    def test_printed_value_is_read(self) -> None:
+        readers = data.load_value_readers()
+        line = "\t\t     n->notifier_call);"
+        prev = '\t\tWARN(1, "notifier callback %ps already registered",'
+        i = line.index("notifier_call")
+        self.assertEqual(members.classify(line, i, i + 13, members.code_part(prev), readers),
+                         "read")
+        self.assertEqual(members.classify(line, i, i + 13, members.code_part(prev)), "open")
+        line = ('\tpr_err("sysctl table check failed: %s/%s %zd %ps\\n", '
+                'path, ent->procname, ent->proc_handler);')
+        code = members.code_part(line)
+        i = code.index("proc_handler")
+        self.assertEqual(members.classify(code, i, i + 12, "", readers), "read")
+        line = "\tregister_reader(dev, ops->read_raw);"
+        i = line.index("read_raw")
+        self.assertEqual(members.classify(line, i, i + 8, "", readers), "open")
+        line = "\tpr_err(x, register_reader(dev, ops->read_raw));"
+        i = line.index("read_raw")
+        self.assertEqual(members.classify(line, i, i + 8, "", readers), "open")
+
+    def test_typed_receivers(self) -> None:
+        fields = {("vcpu_svm", "shadow_msr_intercept"): "vcpu_svm.shadow_msr_intercept",
+                  ("sctp_sack_variable", "gab"): "sctp_gap_ack_block",
+                  ("snd_soc_pcm_runtime", "dpcm"): "snd_soc_dpcm_runtime"}
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "arch"))
+            os.makedirs(os.path.join(d, "net"))
+            with open(os.path.join(d, "arch", "svm.c"), "w") as f:
+                f.write("static void set_msr(struct kvm_vcpu *vcpu, int read, int write)\n{\n"
+                        "\tstruct vcpu_svm *svm = to_svm(vcpu);\n"
+                        "\tset_bit(slot, svm->shadow_msr_intercept.write);\n"
+                        "\t/* Rules for handlers: never\n"
+                        "\t   handlers could not have their side-effect (e.g. probe\n"
+                        "\t */\n}\n"
+                        "static int hw(struct snd_pcm_substream *substream)\n{\n"
+                        "\tstruct snd_soc_pcm_runtime *fe = asoc(substream);\n"
+                        "\tp = &fe->dpcm[substream->stream].hw_params;\n}\n")
+            with open(os.path.join(d, "net", "outq.c"), "w") as f:
+                f.write("static void gab(struct sctp_chunk *chunk)\n{\n"
+                        "\tunion sctp_sack_variable *frags;\n"
+                        "\tx = sctp_tsnmap(ntohs(frags[i].gab.start) + 1);\n}\n")
+            with open(os.path.join(d, "net", "trace.h"), "w") as f:
+                f.write("TRACE_EVENT(rdev_set_coalesce,\n"
+                        "\tTP_printk(WIPHY_PR_FMT \", enable: %u\", WIPHY_PR_ARG,\n"
+                        "\t\t  __entry->enable)\n);\n")
+            doors = members.open_doors(d, ["write", "probe", "hw_params", "start", "enable"],
+                                       fields)
+        self.assertEqual(doors["write"], [("vcpu_svm.shadow_msr_intercept", "arch/svm.c:4")])
+        self.assertNotIn("probe", doors)
+        self.assertEqual(doors["hw_params"], [("snd_soc_dpcm_runtime", "arch/svm.c:12")])
+        self.assertEqual(doors["start"], [("sctp_gap_ack_block", "net/outq.c:4")])
+        self.assertEqual(doors["enable"], [(members.TRACE_ENTRY, "net/trace.h:3")])
+        for member in ("write", "hw_params", "start", "enable"):
+            self.assertEqual(members.door_for("file_operations", member, doors), "")
 
 
 class TestCallerClasses(unittest.TestCase):

@@ -178,10 +178,15 @@ def scan_cached(job: ScanJob) -> tuple[str, dict, bool]:
 
 
 # 2: embedded struct fields too (`struct snd_soc_dpcm_runtime dpcm[2];`).
-TYPES_FORMAT = "2"
-STRUCT_OPEN = re.compile(r"\bstruct\s+([A-Za-z_]\w*)\s*\{")
-FIELD_DECL = re.compile(r"\bstruct\s+([A-Za-z_]\w*)\s*(?:\*\s*)*(?:const\s+)?"
+# 3: unions, and the named members of an anonymous struct or union.
+TYPES_FORMAT = "3"
+# struct and union tags share one name space in C.
+STRUCT_OPEN = re.compile(r"\b(?:struct|union)\s+([A-Za-z_]\w*)\s*\{")
+FIELD_DECL = re.compile(r"\b(?:struct|union)\s+([A-Za-z_]\w*)\s*(?:\*\s*)*(?:const\s+)?"
                         r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?;")
+ANON_OPEN = re.compile(r"\b(?:struct|union)\s*\{")
+ANON_NAME = re.compile(r"\s*(?:__\w+(?:\s*\([^()]*(?:\([^()]*\))?[^()]*\))?\s*)*"
+                       r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?;")
 VAR_DECL = re.compile(r"\bstruct\s+([A-Za-z_]\w*)\s*\**\s*(?:const\s+)?([A-Za-z_]\w*)"
                       r"\s*(?=[,;=)\[])")
 # Starts only at an identifier's first character: the same matches, 5x faster.
@@ -205,6 +210,40 @@ def brace_pairs(clean: str) -> dict[int, int]:
     return pairs
 
 
+def struct_fields(clean: str, pairs: dict[int, int], stype: str, start: int, end: int,
+                  fields: set[tuple[str, str, str]]) -> None:
+    """The fields of stype declared in clean[start:end] with a struct or
+    union type.  A named member of an anonymous struct or union
+    (`struct { DECLARE_BITMAP(read, N); ... } shadow_msr_intercept;` in
+    struct vcpu_svm) gets the type `stype.member`, whose own fields are
+    read the same way: a mention of shadow_msr_intercept.read is then
+    known not to be any ops table's .read.  The fields of an unnamed one
+    are stype's own, as C has them."""
+    inner: list[tuple[int, int]] = []
+    for a in ANON_OPEN.finditer(clean, start, end):
+        close = pairs.get(a.end() - 1)
+        if close is None or close > end or any(x < a.start() < y for x, y in inner):
+            continue
+        inner.append((a.start(), close))
+        name = ANON_NAME.match(clean, close + 1)
+        if name:
+            sub = f"{stype}.{name.group(1)}"
+            fields.add((stype, name.group(1), sub))
+            struct_fields(clean, pairs, sub, a.end(), close, fields)
+    for f in FIELD_DECL.finditer(clean, start, end):
+        if not named_inside(f.start(), inner, clean):
+            fields.add((stype, f.group(2), f.group(1)))
+
+
+def named_inside(at: int, inner: list[tuple[int, int]], clean: str) -> bool:
+    """Whether offset at lies in one of the inner (anonymous) bodies that
+    is a named member, whose fields are not the outer struct's."""
+    for x, y in inner:
+        if x < at < y:
+            return bool(ANON_NAME.match(clean, y + 1))
+    return False
+
+
 def type_facts(text: str, spans: list[tuple[str, int, int]]) -> dict:
     """Struct field types, and typed member calls and stores per function.
 
@@ -215,13 +254,11 @@ def type_facts(text: str, spans: list[tuple[str, int, int]]) -> dict:
     """
     clean = csource.blank_noise(text)
     pairs = brace_pairs(clean)
-    fields = set()
+    fields: set[tuple[str, str, str]] = set()
     for m in STRUCT_OPEN.finditer(clean):
         end = pairs.get(m.end() - 1)
-        if end is None:
-            continue
-        for f in FIELD_DECL.finditer(clean, m.end(), end):
-            fields.add((m.group(1), f.group(2), f.group(1)))
+        if end is not None:
+            struct_fields(clean, pairs, m.group(1), m.end(), end, fields)
     if not spans:
         return {"fields": [list(x) for x in sorted(fields)], "calls": {}, "stores": []}
     starts = csource.LineIndex(clean).starts

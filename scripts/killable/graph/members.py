@@ -30,6 +30,7 @@ import subprocess
 import tempfile
 from typing import Iterable, Iterator, Sequence
 
+from killable import data
 from killable.scan import csource
 
 # More call sites than this and the check is not tried (reason names the count).
@@ -47,9 +48,11 @@ LEAVES_AFTER = re.compile(r"\)?\s*(?:[;,):]|$)")
 COND_OPEN = re.compile(r"\b(?:if|while|switch|likely|unlikely|WARN_ON\w*|BUG_ON)\s*\(\s*$")
 
 
-def classify(line: str, start: int, end: int, prev: str = "") -> str:
+def classify(line: str, start: int, end: int, prev: str = "",
+             readers: NameTable = (frozenset(), [])) -> str:
     """What one mention of a member's name at line[start:end] is: call,
-    store, read (a test, a comparison: the value stays), open (the value
+    store, read (a test, a comparison: the value stays; an argument of a
+    function in readers, which only reads or prints it), open (the value
     leaves: assigned, passed, returned, its address taken), or name (a
     plain identifier: open_doors decides).  prev is the line before, for
     a receiver that starts a line."""
@@ -63,13 +66,40 @@ def classify(line: str, start: int, end: int, prev: str = "") -> str:
         return "store"
     recv = RECEIVER_END.search(before)
     pre = (before[:recv.start()] if recv else before).rstrip()
+    context = prev.rstrip() + "\n" + pre
     if not pre.strip():
-        pre = prev.rstrip()
+        pre = context = prev.rstrip()
     if re.match(r"\)\s*\(", after):
         return "open"       # (*ops->m)(...): a call the graph does not see
     if COND_OPEN.search(pre) or not LEAVES_BEFORE.search(pre) or not LEAVES_AFTER.match(after):
         return "read"
+    if pre.endswith((",", "(")) and is_reader(enclosing_call(context), readers):
+        return "read"
     return "open"
+
+
+NameTable = tuple[frozenset[str], list[re.Pattern]]
+
+
+def enclosing_call(text: str) -> str:
+    """The name of the call whose parenthesis is open at the end of text
+    (`pr_err("%ps", ` -> pr_err), or ""."""
+    depth = 0
+    for j in range(len(text) - 1, -1, -1):
+        c = text[j]
+        if c == ")":
+            depth += 1
+        elif c == "(":
+            if depth == 0:
+                m = re.search(r"([A-Za-z_]\w*)\s*$", text[:j])
+                return m.group(1) if m else ""
+            depth -= 1
+    return ""
+
+
+def is_reader(name: str, readers: NameTable) -> bool:
+    names, patterns = readers
+    return bool(name) and (name in names or any(p.search(name) for p in patterns))
 
 
 STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
@@ -204,6 +234,7 @@ def open_doors(kdir: str, members: Iterable[str],
     # grep gives one file's lines together: only that file's declarations
     # are kept (all door files' lines at once took 250 MiB on 6.1).
     declared: dict[str, Declarations] = {}
+    readers = data.load_value_readers()
     for path, lineno, text, matched, before in grep_tree(kdir, ["-wF", "-B1"], members):
         if not matched:
             continue
@@ -213,12 +244,14 @@ def open_doors(kdir: str, members: Iterable[str],
             name = m.group(0)
             if name not in wanted or any(t == "" for t, _w in doors.get(name, ())):
                 continue
-            kind = classify(code, m.start(), m.end(), code_part(before))
+            kind = classify(code, m.start(), m.end(), code_part(before), readers)
             if kind == "open" or (in_macro and kind == "call"):
                 stype = ""
+                if path not in declared:
+                    declared = {path: Declarations(os.path.join(kdir, path))}
+                if declared[path].in_comment(int(lineno)):
+                    continue
                 if field_types is not None and (not in_macro or path.endswith(".c")):
-                    if path not in declared:
-                        declared = {path: Declarations(os.path.join(kdir, path))}
                     typer = macro_receiver_type if in_macro else receiver_type
                     stype = typer(code[:m.start()], declared[path], int(lineno), field_types)
                 add_door(doors, name, stype, f"{path}:{lineno}")
@@ -243,7 +276,7 @@ def open_doors(kdir: str, members: Iterable[str],
 
 # A declaration of a name: `struct T *name`, `struct T name[`, or any other
 # type's (`foo_t *name`, `int name`), which makes the name's type unknown.
-DECLARED = re.compile(r"(?:\bstruct\s+([A-Za-z_]\w*)|\b([A-Za-z_]\w*))\s*(?:\*\s*)*"
+DECLARED = re.compile(r"(?:\b(?:struct|union)\s+([A-Za-z_]\w*)|\b([A-Za-z_]\w*))\s*(?:\*\s*)*"
                       r"(?:\bconst\s+)?(?<=[\s*])([A-Za-z_]\w*)\s*(?=[,;=)\[])")
 NOT_A_TYPE = frozenset(("return", "else", "case", "goto", "sizeof", "typeof", "do", "struct",
                         "union", "enum", "const", "volatile", "static", "extern", "inline"))
@@ -256,10 +289,25 @@ class Declarations:
     def __init__(self, path: str) -> None:
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
-                self.lines = [code_part(ln) for ln in f]
+                self.text = f.read()
         except OSError:
-            self.lines = []
+            self.text = ""
+        self.lines = [code_part(ln) for ln in self.text.splitlines()]
         self.whole = self.found("\n".join(self.lines))
+        self._commented: set[int] | None = None
+
+    def in_comment(self, lineno: int) -> bool:
+        """Whether line lineno (1-based) lies wholly in a block comment (a
+        comment's line that does not start with `*`: code_part reads it
+        as code, traps.c's `handlers could not have their side-effect
+        (e.g. probe`)."""
+        if self._commented is None:
+            self._commented = set()
+            for m in re.finditer(r"/\*.*?\*/", self.text, re.S):
+                first = self.text.count("\n", 0, m.start()) + 1
+                last = first + m.group(0).count("\n")
+                self._commented.update(range(first + 1, last))
+        return lineno in self._commented
 
     @staticmethod
     def found(text: str) -> dict[str, set[str]]:
@@ -289,8 +337,14 @@ def receiver_parts(before: str) -> list[str]:
     recv = RECEIVER_END.search(before)
     if not recv:
         return []
-    return [p for p in (re.sub(r"\s*\[[^\]]*\]", "", x)
-                        for x in RECEIVER_PARTS.split(recv.group(0))) if p]
+    # Indexes first: `[substream->stream]` holds an arrow of its own.
+    return [p for p in RECEIVER_PARTS.split(re.sub(r"\s*\[[^\]]*\]", "", recv.group(0))) if p]
+
+
+# The record of a trace event in TRACE_EVENT()'s TP_fast_assign and
+# TP_printk: its fields are the event's own (__field(), __array()), never
+# an ops table's members, so a mention there is a door of that type only.
+TRACE_ENTRY = "__entry"
 
 
 def receiver_type(before: str, declared: Declarations, lineno: int,
@@ -302,6 +356,8 @@ def receiver_type(before: str, declared: Declarations, lineno: int,
     parts = receiver_parts(before)
     if not parts:
         return ""
+    if parts[0] == TRACE_ENTRY:
+        return TRACE_ENTRY
     types = declared.types(parts[0], lineno)
     return field_walk(next(iter(types)) if len(types) == 1 else "", parts[1:], field_types)
 
