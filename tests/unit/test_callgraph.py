@@ -63,14 +63,17 @@ class TestTypeFacts(unittest.TestCase):
                 "\tunion {\n\t\tstruct vmcb *vmcb;\n\t\tint raw;\n\t};\n};\n"
                 "union sctp_arg {\n\tvoid *zero_all;\n\tstruct sctp_init_chunk *init;\n};\n"
                 "struct sctp_cmd {\n\tunion sctp_arg obj;\n\tenum sctp_verb verb;\n};\n")
-        fields = callgraph.type_facts(text, [])["fields"]
-        self.assertEqual(fields, [["sctp_arg", "init", "sctp_init_chunk"],
-                                  ["sctp_cmd", "obj", "sctp_arg"],
-                                  ["vcpu_svm", "shadow_msr_intercept",
-                                   "vcpu_svm.shadow_msr_intercept"],
-                                  ["vcpu_svm", "vcpu", "kvm_vcpu"],
-                                  ["vcpu_svm", "vmcb", "vmcb"],
-                                  ["vcpu_svm.shadow_msr_intercept", "list", "msr_list"]])
+        facts = callgraph.type_facts(text, [])
+        # The graph binds member calls by these only: a call typed through a
+        # union would miss the functions a designated initializer stores there.
+        self.assertEqual(facts["fields"], [["vcpu_svm", "vcpu", "kvm_vcpu"]])
+        self.assertEqual(facts["door_fields"], [["sctp_arg", "init", "sctp_init_chunk"],
+                                                ["sctp_cmd", "obj", "sctp_arg"],
+                                                ["vcpu_svm", "shadow_msr_intercept",
+                                                 "vcpu_svm.shadow_msr_intercept"],
+                                                ["vcpu_svm", "vmcb", "vmcb"],
+                                                ["vcpu_svm.shadow_msr_intercept", "list",
+                                                 "msr_list"]])
 
 
 class TestAttributeRoots(unittest.TestCase):

@@ -181,8 +181,8 @@ def scan_cached(job: ScanJob) -> tuple[str, dict, bool]:
 # 3: unions, and the named members of an anonymous struct or union.
 TYPES_FORMAT = "3"
 # struct and union tags share one name space in C.
-STRUCT_OPEN = re.compile(r"\b(?:struct|union)\s+([A-Za-z_]\w*)\s*\{")
-FIELD_DECL = re.compile(r"\b(?:struct|union)\s+([A-Za-z_]\w*)\s*(?:\*\s*)*(?:const\s+)?"
+STRUCT_OPEN = re.compile(r"\b(struct|union)\s+([A-Za-z_]\w*)\s*\{")
+FIELD_DECL = re.compile(r"\b(struct|union)\s+([A-Za-z_]\w*)\s*(?:\*\s*)*(?:const\s+)?"
                         r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?;")
 ANON_OPEN = re.compile(r"\b(?:struct|union)\s*\{")
 ANON_NAME = re.compile(r"\s*(?:__\w+(?:\s*\([^()]*(?:\([^()]*\))?[^()]*\))?\s*)*"
@@ -211,14 +211,21 @@ def brace_pairs(clean: str) -> dict[int, int]:
 
 
 def struct_fields(clean: str, pairs: dict[int, int], stype: str, start: int, end: int,
-                  fields: set[tuple[str, str, str]]) -> None:
+                  fields: set[tuple[str, str, str]], doors: set[tuple[str, str, str]],
+                  in_union: bool = False) -> None:
     """The fields of stype declared in clean[start:end] with a struct or
-    union type.  A named member of an anonymous struct or union
+    union type, into fields, or into doors when a union or an anonymous
+    member is involved.  A named member of an anonymous struct or union
     (`struct { DECLARE_BITMAP(read, N); ... } shadow_msr_intercept;` in
     struct vcpu_svm) gets the type `stype.member`, whose own fields are
     read the same way: a mention of shadow_msr_intercept.read is then
     known not to be any ops table's .read.  The fields of an unnamed one
-    are stype's own, as C has them."""
+    are stype's own, as C has them.
+
+    The doors rows type only the receivers of the member door check: the
+    graph binds member calls by the fields rows, and a call typed through
+    a union or an anonymous member would no longer meet the functions a
+    designated initializer stores there untyped."""
     inner: list[tuple[int, int]] = []
     for a in ANON_OPEN.finditer(clean, start, end):
         close = pairs.get(a.end() - 1)
@@ -228,11 +235,14 @@ def struct_fields(clean: str, pairs: dict[int, int], stype: str, start: int, end
         name = ANON_NAME.match(clean, close + 1)
         if name:
             sub = f"{stype}.{name.group(1)}"
-            fields.add((stype, name.group(1), sub))
-            struct_fields(clean, pairs, sub, a.end(), close, fields)
+            doors.add((stype, name.group(1), sub))
+            struct_fields(clean, pairs, sub, a.end(), close, doors, doors)
     for f in FIELD_DECL.finditer(clean, start, end):
-        if not named_inside(f.start(), inner, clean):
-            fields.add((stype, f.group(2), f.group(1)))
+        if named_inside(f.start(), inner, clean):
+            continue
+        unnamed_union = any(x < f.start() < y and clean.startswith("union", x) for x, y in inner)
+        to = doors if in_union or unnamed_union or f.group(1) == "union" else fields
+        to.add((stype, f.group(3), f.group(2)))
 
 
 def named_inside(at: int, inner: list[tuple[int, int]], clean: str) -> bool:
@@ -255,12 +265,16 @@ def type_facts(text: str, spans: list[tuple[str, int, int]]) -> dict:
     clean = csource.blank_noise(text)
     pairs = brace_pairs(clean)
     fields: set[tuple[str, str, str]] = set()
+    doors: set[tuple[str, str, str]] = set()
     for m in STRUCT_OPEN.finditer(clean):
         end = pairs.get(m.end() - 1)
         if end is not None:
-            struct_fields(clean, pairs, m.group(1), m.end(), end, fields)
+            struct_fields(clean, pairs, m.group(2), m.end(), end, fields, doors,
+                          m.group(1) == "union")
+    door_rows = [list(x) for x in sorted(doors - fields)]
     if not spans:
-        return {"fields": [list(x) for x in sorted(fields)], "calls": {}, "stores": []}
+        return {"fields": [list(x) for x in sorted(fields)], "door_fields": door_rows,
+                "calls": {}, "stores": []}
     starts = csource.LineIndex(clean).starts
     calls: dict[str, list] = {}
     stores = set()
@@ -280,7 +294,7 @@ def type_facts(text: str, spans: list[tuple[str, int, int]]) -> dict:
                 stores.add((var.get(chain[0], ""), tuple(chain[1:]), c.group(2), c.group(3)))
         if out:
             calls[name] = [[m, t, list(fs)] for m, t, fs in sorted(out)]
-    return {"fields": [list(x) for x in sorted(fields)], "calls": calls,
+    return {"fields": [list(x) for x in sorted(fields)], "door_fields": door_rows, "calls": calls,
             "stores": [[t, list(fs), m, f] for t, fs, m, f in sorted(stores)]}
 
 
@@ -449,12 +463,14 @@ class Facts:
       refs                    rows (struct type or "", member, function)
       sys_roots, mnf_roots    rows (function, kind, via)
       fields                  rows (struct, field, field's struct type)
+      door_fields             the same through unions and anonymous members,
+                              for the member doors' receivers only
       calls                   {function: ((member, base type, (fields...)), ...)}
       stores                  rows (base type, (fields...), member, function)
       macros                  function-like macros the file defines
     """
     __slots__ = ("names", "lines", "static", "direct", "member", "refs", "sys_roots",
-                 "mnf_roots", "fields", "calls", "stores", "macros", "stale")
+                 "mnf_roots", "fields", "door_fields", "calls", "stores", "macros", "stale")
 
     def __init__(self, ff: dict) -> None:
         fns = ff.get("functions")
@@ -469,6 +485,7 @@ class Facts:
         self.mnf_roots = strs([x for r in ff.get("mnf_roots", ()) for x in r[:3]])
         types = ff.get("types", {})
         self.fields = strs([x for r in types.get("fields", ()) for x in r])
+        self.door_fields = strs([x for r in types.get("door_fields", ()) for x in r])
         self.calls = {intern(fn): tuple((intern(m), intern(t), strs(fs)) for m, t, fs in cs)
                       for fn, cs in types.get("calls", {}).items()}
         self.stores = tuple(x for t, fs, m, f in types.get("stores", ())
@@ -893,6 +910,11 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
         for nid in ids:
             if nid not in g.root_via:
                 g.stored_in.setdefault(nid, label)
+    # Only the doors' receivers read these (type_facts), after the graph
+    # has bound every member call.
+    for ff in facts.values():
+        for st, f, t in rows(ff.door_fields, 3):
+            add_field_type(field_t, (st, f), t)
     return g
 
 
