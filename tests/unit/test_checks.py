@@ -16,7 +16,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "scripts"))
 from killable.scan import csource  # noqa: E402
-from killable.verdicts import body, plumbing, rules  # noqa: E402
+from killable.verdicts import body, checks, plumbing, rules  # noqa: E402
 
 FOPS = """
 static const struct file_operations foo_fops = {
@@ -2199,6 +2199,29 @@ class TestReviewFindings(VerdictCase):
         self.assertTrue(k.in_user_space(os.path.join(tree, "tools", "perf", "symbol.c")))
         self.assertFalse(k.in_user_space(os.path.join(tree, "drivers", "char", "mem.c")))
         self.assertFalse(k.in_user_space(os.path.join(self.tmp.name, "tools", "t.c")))
+
+
+class TestCheckThatRaises(VerdictCase):
+    """A check that raises on one site leaves that site manual with the
+    error named, never the file lost (afe_apr_send_pkt's `*wait` raised in
+    the object check at stop 37, and q6afe.c lost both its sites)."""
+
+    def test_site_manual_with_the_error(self) -> None:
+        def broken(c: checks.Context) -> str:
+            return str(1 // 0)
+        old = list(checks.CHECKS)
+        checks.CHECKS.insert(0, broken)
+        self.addCleanup(lambda: checks.CHECKS.__setitem__(slice(None), old))
+        v = self.verdict("""
+            static long f_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+            {
+            	mutex_lock(&lock);
+            	mutex_unlock(&lock);
+            	return 0;
+            }
+            """, "f_ioctl")
+        self.assertTrue(v.startswith("manual: the verdict checks failed on this site "
+                                     "(ZeroDivisionError at test_checks.py:"), v)
 
 
 class TestResultLiveAcross(unittest.TestCase):

@@ -59,6 +59,15 @@ TWIN_STORED = re.compile(r"\b\w+\s*=\s*" + TWIN)
 CANDIDATE_MARK = "killable-candidate: "
 
 
+def internal_error(e: Exception) -> str:
+    """The verdict of a site whose checks raised: manual, with the error."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = f" at {os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}" if tb else ""
+    return f"manual: the verdict checks failed on this site ({type(e).__name__}{where}); please report it"
+
+
 def result_live_across(name: str, between: str, text: str, off: int) -> bool:
     """Whether a call's result stored in local name right before the sleep
     is still to be read after it: nothing between the store and the sleep
@@ -498,6 +507,13 @@ class Rules:
         return self.verdict(p, prim, args) == "converted"
 
     def through_branch(self, p, prim: str, args: str = "") -> bool:
+        try:
+            return self._through_branch(p, prim, args)
+        except Exception as e:  # noqa: BLE001
+            self.site(p, prim, args).verdict = internal_error(e)
+            return False
+
+    def _through_branch(self, p, prim: str, args: str = "") -> bool:
         """A `_timeout` wait whose kill takes the timeout branch (`if (t <=
         0)`): the branch gives up and leaves (plumbing.timeout_branch_leaves),
         though it does more than the shapes that return at the wait would
@@ -520,6 +536,13 @@ class Rules:
         return self.ok(p, prim, args) and self.through_branch(p, prim, args)
 
     def ok_direct(self, p, prim: str, args: str = "") -> bool:
+        try:
+            return self._ok_direct(p, prim, args)
+        except Exception as e:  # noqa: BLE001
+            self.site(p, prim, args).verdict = internal_error(e)
+            return False
+
+    def _ok_direct(self, p, prim: str, args: str = "") -> bool:
         """Position constraint of the shapes that return (or undo inline)
         right at the sleep: not when the nearest earlier exit is a goto to a
         label that does work, since that work (a dropped write access, a put
@@ -830,9 +853,15 @@ class Rules:
     # ---- verdicts -----------------------------------------------------
 
     def judge(self, s: Site) -> str:
-        """The first verdict of the ordered checks (verdicts/checks.py)."""
-        ctx = checks.Context(self, s, self.tables.prims[s.prim], self.function(s))
-        return checks.judge(ctx)
+        """The first verdict of the ordered checks (verdicts/checks.py).  A
+        check that fails on one site leaves that site manual, naming the
+        error: before, the exception stopped spatch's Python for the whole
+        file, and the audit lost every site of it (q6afe.c at stop 37)."""
+        try:
+            ctx = checks.Context(self, s, self.tables.prims[s.prim], self.function(s))
+            return checks.judge(ctx)
+        except Exception as e:  # noqa: BLE001  (one site, never the file)
+            return internal_error(e)
 
     # ---- plumbing the callers ----------------------------------------
 
