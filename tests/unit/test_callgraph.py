@@ -53,6 +53,17 @@ class TestTypeFacts(unittest.TestCase):
                                   ["snd_soc_pcm_runtime", "dpcm", "snd_soc_dpcm_runtime"],
                                   ["snd_soc_pcm_runtime", "ops", "snd_soc_ops"]])
 
+    def test_typedefs(self) -> None:
+        # sound/isa/wavefront: snd_wavefront_midi_t; an untagged body names
+        # itself; a pointer typedef names no struct.
+        text = ("typedef struct _snd_wavefront_midi snd_wavefront_midi_t;\n"
+                "typedef struct { int x; } plain_t;\n"
+                "typedef struct scsi_qla_host {\n\tint a;\n} scsi_qla_host_t;\n"
+                "typedef struct node *node_p;\n")
+        self.assertEqual(callgraph.type_facts(text, [])["typedefs"],
+                         [["plain_t", "plain_t"], ["scsi_qla_host_t", "scsi_qla_host"],
+                          ["snd_wavefront_midi_t", "_snd_wavefront_midi"]])
+
     def test_unions_and_anonymous_members(self) -> None:
         # arch/x86/kvm/svm/svm.h's shadow_msr_intercept, include/net/sctp/
         # command.h's union sctp_arg, and an unnamed union whose members

@@ -199,6 +199,20 @@ class TestDoorsThatAreNot(unittest.TestCase):
         for member in ("write", "hw_params", "start", "enable"):
             self.assertEqual(members.door_for("file_operations", member, doors), "")
 
+    def test_typedef_receiver(self) -> None:
+        # sound/isa/wavefront/wavefront_midi.c:234, midi->open of a typedef'd
+        # struct; a typedef the tree does not know stays unknown.
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "sound"))
+            with open(os.path.join(d, "sound", "wm.c"), "w") as f:
+                f.write("static void out(snd_wavefront_midi_t *midi)\n{\n"
+                        "\tguard(spinlock_irqsave)(&midi->open);\n}\n"
+                        "static void in(other_t *o)\n{\n\tlock(&o->close);\n}\n")
+            doors = members.open_doors(d, ["open", "close"], {},
+                                       {"snd_wavefront_midi_t": "_snd_wavefront_midi"})
+        self.assertEqual(doors["open"], [("_snd_wavefront_midi", "sound/wm.c:3")])
+        self.assertEqual(doors["close"], [("", "sound/wm.c:7")])
+
 
 class TestCallerClasses(unittest.TestCase):
     def test_classes(self) -> None:

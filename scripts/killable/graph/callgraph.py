@@ -179,7 +179,8 @@ def scan_cached(job: ScanJob) -> tuple[str, dict, bool]:
 
 # 2: embedded struct fields too (`struct snd_soc_dpcm_runtime dpcm[2];`).
 # 3: unions, and the named members of an anonymous struct or union.
-TYPES_FORMAT = "3"
+# 4: typedefs of structs and unions.
+TYPES_FORMAT = "4"
 # struct and union tags share one name space in C.
 STRUCT_OPEN = re.compile(r"\b(struct|union)\s+([A-Za-z_]\w*)\s*\{")
 FIELD_DECL = re.compile(r"\b(struct|union)\s+([A-Za-z_]\w*)\s*(?:\*\s*)*(?:const\s+)?"
@@ -254,6 +255,27 @@ def named_inside(at: int, inner: list[tuple[int, int]], clean: str) -> bool:
     return False
 
 
+TYPEDEF_TAG = re.compile(r"\btypedef\s+(?:const\s+)?(?:struct|union)\s+([A-Za-z_]\w*)\s+"
+                         r"([A-Za-z_]\w*)\s*;")
+TYPEDEF_BODY = re.compile(r"\btypedef\s+(?:struct|union)\s*([A-Za-z_]\w*)?\s*\{")
+TYPEDEF_NAME = re.compile(r"\s*(?:__\w+(?:\s*\([^()]*(?:\([^()]*\))?[^()]*\))?\s*)*"
+                          r"([A-Za-z_]\w*)\s*;")
+
+
+def typedef_tags(clean: str, pairs: dict[int, int]) -> set[tuple[str, str]]:
+    """(typedef name, struct or union tag) for `typedef struct T name;` and
+    `typedef struct T { ... } name;`; an untagged body's type is the name
+    itself (`typedef struct { ... } name;`).  A pointer typedef names no
+    struct and is left out."""
+    out = {(m.group(2), m.group(1)) for m in TYPEDEF_TAG.finditer(clean)}
+    for m in TYPEDEF_BODY.finditer(clean):
+        close = pairs.get(m.end() - 1)
+        name = TYPEDEF_NAME.match(clean, close + 1) if close is not None else None
+        if name:
+            out.add((name.group(1), m.group(1) or name.group(1)))
+    return out
+
+
 def type_facts(text: str, spans: list[tuple[str, int, int]]) -> dict:
     """Struct field types, and typed member calls and stores per function.
 
@@ -272,9 +294,10 @@ def type_facts(text: str, spans: list[tuple[str, int, int]]) -> dict:
             struct_fields(clean, pairs, m.group(2), m.end(), end, fields, doors,
                           m.group(1) == "union")
     door_rows = [list(x) for x in sorted(doors - fields)]
+    aliases = [list(x) for x in sorted(typedef_tags(clean, pairs))]
     if not spans:
         return {"fields": [list(x) for x in sorted(fields)], "door_fields": door_rows,
-                "calls": {}, "stores": []}
+                "typedefs": aliases, "calls": {}, "stores": []}
     starts = csource.LineIndex(clean).starts
     calls: dict[str, list] = {}
     stores = set()
@@ -294,7 +317,8 @@ def type_facts(text: str, spans: list[tuple[str, int, int]]) -> dict:
                 stores.add((var.get(chain[0], ""), tuple(chain[1:]), c.group(2), c.group(3)))
         if out:
             calls[name] = [[m, t, list(fs)] for m, t, fs in sorted(out)]
-    return {"fields": [list(x) for x in sorted(fields)], "door_fields": door_rows, "calls": calls,
+    return {"fields": [list(x) for x in sorted(fields)], "door_fields": door_rows,
+            "typedefs": aliases, "calls": calls,
             "stores": [[t, list(fs), m, f] for t, fs, m, f in sorted(stores)]}
 
 
@@ -465,12 +489,14 @@ class Facts:
       fields                  rows (struct, field, field's struct type)
       door_fields             the same through unions and anonymous members,
                               for the member doors' receivers only
+      typedefs                rows (typedef name, struct or union tag), for them too
       calls                   {function: ((member, base type, (fields...)), ...)}
       stores                  rows (base type, (fields...), member, function)
       macros                  function-like macros the file defines
     """
     __slots__ = ("names", "lines", "static", "direct", "member", "refs", "sys_roots",
-                 "mnf_roots", "fields", "door_fields", "calls", "stores", "macros", "stale")
+                 "mnf_roots", "fields", "door_fields", "typedefs", "calls", "stores", "macros",
+                 "stale")
 
     def __init__(self, ff: dict) -> None:
         fns = ff.get("functions")
@@ -486,6 +512,7 @@ class Facts:
         types = ff.get("types", {})
         self.fields = strs([x for r in types.get("fields", ()) for x in r])
         self.door_fields = strs([x for r in types.get("door_fields", ()) for x in r])
+        self.typedefs = strs([x for r in types.get("typedefs", ()) for x in r])
         self.calls = {intern(fn): tuple((intern(m), intern(t), strs(fs)) for m, t, fs in cs)
                       for fn, cs in types.get("calls", {}).items()}
         self.stores = tuple(x for t, fs, m, f in types.get("stores", ())
@@ -669,6 +696,9 @@ class Graph:
     # (struct, field) -> the field's struct types, for the receivers of
     # member_caller_classes' open doors; dropped with stores.
     field_types: dict[tuple[str, str], str] = field(default_factory=dict)
+    # typedef name -> its struct or union tag ("" when declarations differ),
+    # for the same receivers (`snd_wavefront_midi_t *midi`); dropped too.
+    typedefs: dict[str, str] = field(default_factory=dict)
 
     def __getstate__(self) -> dict:
         """The function names as one string, without by_file and globals
@@ -678,7 +708,7 @@ class Graph:
         del state["by_file"], state["globals"]
         # What compute() made of these is in Result.by_file's lines: they
         # took 50 MiB more of the pickle's memo (the graph's memory limit).
-        state.update(stores={}, member_callers={}, mcallers={}, field_types={})
+        state.update(stores={}, member_callers={}, mcallers={}, field_types={}, typedefs={})
         return packed(state)
 
     def __setstate__(self, state: dict) -> None:
@@ -915,6 +945,8 @@ def build_graph(facts: dict[str, Facts], max_untyped: int = 8) -> Graph:
     for ff in facts.values():
         for st, f, t in rows(ff.door_fields, 3):
             add_field_type(field_t, (st, f), t)
+        for alias, tag in rows(ff.typedefs, 2):
+            add_field_type(g.typedefs, alias, tag)
     return g
 
 
@@ -1194,7 +1226,7 @@ def compute(kdir: str, cache: str, jobs: int, subdirs: list[str] | None = None,
         g.mcallers = member_caller_classes(g, sys_r, kdir)
         g.mcallers.update(global_caller_classes(g, sys_r, kdir))
     # done with: their memory goes to by_file
-    g.stores, g.member_callers, g.field_types = {}, {}, {}
+    g.stores, g.member_callers, g.field_types, g.typedefs = {}, {}, {}, {}
     t3 = time.time()
     stats = {"files": len(files), "headers": len(headers), "scan_cache_hits": hits, "functions": len(g.files),
              "edges": len(g.edges.targets), "direct_edges": g.n_direct,
@@ -1261,7 +1293,7 @@ def member_caller_classes(g: Graph, sys_r: Reach, kdir: str) -> dict[int, list[s
     todo = [nid for nid, ms in g.stores.items()
             if g.static[nid] and nid not in g.root_via and sys_r.reached(nid)]
     doors = members.open_doors(kdir, {m for nid in todo for _t, m in g.stores[nid]},
-                               g.field_types)
+                               g.field_types, g.typedefs)
     return {nid: members.caller_classes(g.stores[nid], member_call_sites(g, g.stores[nid]),
                                         doors)
             for nid in todo}

@@ -216,7 +216,8 @@ def add_door(doors: Doors, member: str, stype: str, where: str) -> None:
 
 
 def open_doors(kdir: str, members: Iterable[str],
-               field_types: dict[tuple[str, str], str] | None = None) -> Doors:
+               field_types: dict[tuple[str, str], str] | None = None,
+               typedefs: dict[str, str] | None = None) -> Doors:
     """member -> [(receiver's struct type or "", "FILE:LINE")], the first
     mention per receiver type that is an open door, for every member that
     has one: a member read classify() calls open, a call in a macro's
@@ -224,7 +225,9 @@ def open_doors(kdir: str, members: Iterable[str],
     is what the door's file declares (receiver_type() with field_types);
     a door typed so closes nothing for a function stored in another
     type's member of that name (gss_rpc_xdr.c's ctx->open is a flag of
-    struct gssx_ctx, no file_operations' .open)."""
+    struct gssx_ctx, no file_operations' .open).  A variable declared with
+    a typedef name has the struct that typedefs says (wavefront_midi.c's
+    `snd_wavefront_midi_t *midi`)."""
     members = sorted(set(members))
     if not members:
         return {}
@@ -248,7 +251,7 @@ def open_doors(kdir: str, members: Iterable[str],
             if kind == "open" or (in_macro and kind == "call"):
                 stype = ""
                 if path not in declared:
-                    declared = {path: Declarations(os.path.join(kdir, path))}
+                    declared = {path: Declarations(os.path.join(kdir, path), typedefs)}
                 if declared[path].in_comment(int(lineno)):
                     continue
                 if field_types is not None and (not in_macro or path.endswith(".c")):
@@ -284,9 +287,11 @@ NOT_A_TYPE = frozenset(("return", "else", "case", "goto", "sizeof", "typeof", "d
 
 class Declarations:
     """The declarations of one file, to give a name the types they say: a
-    struct's name, or "?" for any other type (a typedef, a scalar)."""
+    struct's or union's name, the tag a known typedef names, or "?" for any
+    other type (a scalar, a typedef not known)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, typedefs: dict[str, str] | None = None) -> None:
+        self.typedefs = typedefs or {}
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
                 self.text = f.read()
@@ -309,12 +314,12 @@ class Declarations:
                 self._commented.update(range(first + 1, last))
         return lineno in self._commented
 
-    @staticmethod
-    def found(text: str) -> dict[str, set[str]]:
+    def found(self, text: str) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
         for d in DECLARED.finditer(text):
             if d.group(2) not in NOT_A_TYPE:
-                out.setdefault(d.group(3), set()).add(d.group(1) or "?")
+                t = d.group(1) or self.typedefs.get(d.group(2) or "", "") or "?"
+                out.setdefault(d.group(3), set()).add(t)
         return out
 
     def types(self, name: str, lineno: int) -> set[str]:
