@@ -189,6 +189,23 @@ class TestSummaries(unittest.TestCase):
         # and va_start() writes the function's own argument list
         self.assertIn("kx_warn", self.pure)
 
+    def test_assembly_only_definitions_are_not_c(self) -> None:
+        # include/linux/linkage.h's `#define ALIGN __ALIGN` is for assembly;
+        # align.h's ALIGN(x, a) is what C code calls.
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "include", "linux"))
+            with open(os.path.join(d, "include", "linux", "align.h"), "w") as f:
+                f.write("#define __KALIGN_MASK(x, m) (((x) + (m)) & ~(m))\n"
+                        "#define KALIGN(x, a) __KALIGN_MASK(x, (typeof(x))(a) - 1)\n")
+            with open(os.path.join(d, "include", "linux", "linkage.h"), "w") as f:
+                f.write("#ifdef __ASSEMBLY__\n#define KALIGN __KALIGN_ASM\n"
+                        "#define KALIGN_STR asm_str\n#else\n#define KTWO(x) ((x) * 2)\n#endif\n"
+                        "#ifndef __ASSEMBLY__\n#define KTHREE(x) ((x) * 3)\n#else\n"
+                        "#define KTHREE kthree_asm\n#endif\n")
+            writes = effects.summarize(d, effects.source_paths(d))
+        for name in ("KALIGN", "KTWO", "KTHREE"):
+            self.assertEqual(writes.get(name), frozenset(), name)
+
     def test_table_is_cached_and_read_back(self) -> None:
         cache = os.path.join(self.tmp.name, "cache")
         path = effects.ensure_table(self.tmp.name, cache)

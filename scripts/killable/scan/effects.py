@@ -431,9 +431,52 @@ def scan_tables() -> tuple[dict[str, tuple[str, str]], frozenset[str]]:
     return acquires, frozenset(n for n, argn in data.load_local_writers().items() if argn == 0)
 
 
+ASM_IF = re.compile(r"^\s*#\s*(?:ifdef\s+__ASSEMBLY__|if\s+defined\s*\(?\s*__ASSEMBLY__\s*\)?)\s*"
+                    r"(?:/[/*].*)?$")
+ASM_IFNDEF = re.compile(r"^\s*#\s*(?:ifndef\s+__ASSEMBLY__|if\s+!\s*defined\s*\(?\s*__ASSEMBLY__"
+                        r"\s*\)?)\s*(?:/[/*].*)?$")
+PP_IF = re.compile(r"^\s*#\s*if")
+PP_ELSE = re.compile(r"^\s*#\s*(?:else|elif)\b")
+PP_ENDIF = re.compile(r"^\s*#\s*endif\b")
+
+
+def without_assembly(text: str) -> str:
+    """text with the lines only assembly sees blanked: the body of
+    `#ifdef __ASSEMBLY__` and the #else of `#ifndef __ASSEMBLY__`.  C code
+    never sees their macros (linkage.h's `#define ALIGN __ALIGN` made the
+    C macro ALIGN(x, a) of align.h a name defined twice, one of them not
+    known to only read)."""
+    if "__ASSEMBLY__" not in text:
+        return text
+    out = []
+    # Per open #if: whether its current branch is assembly only, and what
+    # its #else turns to (None: an #if not about __ASSEMBLY__).
+    stack: list[tuple[bool, bool | None]] = []
+    for line in text.split("\n"):
+        asm = any(a for a, _ in stack)
+        if ASM_IF.match(line) or ASM_IFNDEF.match(line):
+            stack.append((bool(ASM_IF.match(line)), not ASM_IF.match(line)))
+        elif PP_IF.match(line):
+            stack.append((False, None))
+        elif PP_ELSE.match(line) and stack:
+            _a, other = stack[-1]
+            # An #elif after an __ASSEMBLY__ test is read as C.
+            stack[-1] = (bool(other) and line.lstrip().lstrip("#").lstrip().startswith("else"),
+                         None)
+        elif PP_ENDIF.match(line) and stack:
+            stack.pop()
+        else:
+            out.append("" if asm else line)
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def file_effects(text: str, header: bool) -> FileEffects:
     """The facts of one file for summarize()."""
     acquires, declarers = scan_tables()
+    if header:
+        text = without_assembly(text)
     # A header of #defines only (amdgpu's register masks: 16 MB each) has
     # no prototype or function to blank the text for.
     clean = csource.blank_noise(text) if not header or CODE_PAREN_RE.search(text) else ""
