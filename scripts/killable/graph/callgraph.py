@@ -180,7 +180,8 @@ def scan_cached(job: ScanJob) -> tuple[str, dict, bool]:
 # 2: embedded struct fields too (`struct snd_soc_dpcm_runtime dpcm[2];`).
 # 3: unions, and the named members of an anonymous struct or union.
 # 4: typedefs of structs and unions.
-TYPES_FORMAT = "4"
+# 5: the graph's fields as in 2 again; C's reading of members for the doors.
+TYPES_FORMAT = "5"
 # struct and union tags share one name space in C.
 STRUCT_OPEN = re.compile(r"\b(struct|union)\s+([A-Za-z_]\w*)\s*\{")
 FIELD_DECL = re.compile(r"\b(struct|union)\s+([A-Za-z_]\w*)\s*(?:\*\s*)*(?:const\s+)?"
@@ -212,21 +213,14 @@ def brace_pairs(clean: str) -> dict[int, int]:
 
 
 def struct_fields(clean: str, pairs: dict[int, int], stype: str, start: int, end: int,
-                  fields: set[tuple[str, str, str]], doors: set[tuple[str, str, str]],
-                  in_union: bool = False) -> None:
+                  out: set[tuple[str, str, str]]) -> None:
     """The fields of stype declared in clean[start:end] with a struct or
-    union type, into fields, or into doors when a union or an anonymous
-    member is involved.  A named member of an anonymous struct or union
-    (`struct { DECLARE_BITMAP(read, N); ... } shadow_msr_intercept;` in
-    struct vcpu_svm) gets the type `stype.member`, whose own fields are
+    union type, as C has them.  A named member of an anonymous struct or
+    union (`struct { DECLARE_BITMAP(read, N); ... } shadow_msr_intercept;`
+    in struct vcpu_svm) gets the type `stype.member`, whose own fields are
     read the same way: a mention of shadow_msr_intercept.read is then
     known not to be any ops table's .read.  The fields of an unnamed one
-    are stype's own, as C has them.
-
-    The doors rows type only the receivers of the member door check: the
-    graph binds member calls by the fields rows, and a call typed through
-    a union or an anonymous member would no longer meet the functions a
-    designated initializer stores there untyped."""
+    are stype's own."""
     inner: list[tuple[int, int]] = []
     for a in ANON_OPEN.finditer(clean, start, end):
         close = pairs.get(a.end() - 1)
@@ -236,14 +230,11 @@ def struct_fields(clean: str, pairs: dict[int, int], stype: str, start: int, end
         name = ANON_NAME.match(clean, close + 1)
         if name:
             sub = f"{stype}.{name.group(1)}"
-            doors.add((stype, name.group(1), sub))
-            struct_fields(clean, pairs, sub, a.end(), close, doors, doors)
+            out.add((stype, name.group(1), sub))
+            struct_fields(clean, pairs, sub, a.end(), close, out)
     for f in FIELD_DECL.finditer(clean, start, end):
-        if named_inside(f.start(), inner, clean):
-            continue
-        unnamed_union = any(x < f.start() < y and clean.startswith("union", x) for x, y in inner)
-        to = doors if in_union or unnamed_union or f.group(1) == "union" else fields
-        to.add((stype, f.group(3), f.group(2)))
+        if not named_inside(f.start(), inner, clean):
+            out.add((stype, f.group(3), f.group(2)))
 
 
 def named_inside(at: int, inner: list[tuple[int, int]], clean: str) -> bool:
@@ -286,13 +277,22 @@ def type_facts(text: str, spans: list[tuple[str, int, int]]) -> dict:
     """
     clean = csource.blank_noise(text)
     pairs = brace_pairs(clean)
+    # The graph binds member calls by `fields`, read as ever: a struct's
+    # struct-typed fields, those of its anonymous members included.  The
+    # rows C's own reading adds (unions, anonymous members' own types) type
+    # only the receivers of the member door check (door_fields): binding a
+    # call through them would no longer meet the functions a designated
+    # initializer stores there untyped, and callers would be lost.
     fields: set[tuple[str, str, str]] = set()
     doors: set[tuple[str, str, str]] = set()
     for m in STRUCT_OPEN.finditer(clean):
         end = pairs.get(m.end() - 1)
-        if end is not None:
-            struct_fields(clean, pairs, m.group(2), m.end(), end, fields, doors,
-                          m.group(1) == "union")
+        if end is None:
+            continue
+        if m.group(1) == "struct":
+            fields.update((m.group(2), f.group(3), f.group(2))
+                          for f in FIELD_DECL.finditer(clean, m.end(), end) if f.group(1) == "struct")
+        struct_fields(clean, pairs, m.group(2), m.end(), end, doors)
     door_rows = [list(x) for x in sorted(doors - fields)]
     aliases = [list(x) for x in sorted(typedef_tags(clean, pairs))]
     if not spans:
