@@ -157,6 +157,9 @@ class TestDoorsThatAreNot(unittest.TestCase):
         code = members.code_part(line)
         i = code.index("proc_handler")
         self.assertEqual(members.classify(code, i, i + 12, "", readers), "read")
+        line = "\tif (unlikely(!func_ptr_is_kernel_text(nb->notifier_call))) {"
+        i = line.index("notifier_call")
+        self.assertEqual(members.classify(line, i, i + 13, "", readers), "read")
         line = "\tregister_reader(dev, ops->read_raw);"
         i = line.index("read_raw")
         self.assertEqual(members.classify(line, i, i + 8, "", readers), "open")
@@ -198,6 +201,35 @@ class TestDoorsThatAreNot(unittest.TestCase):
         self.assertEqual(doors["enable"], [(members.TRACE_ENTRY, "net/trace.h:3")])
         for member in ("write", "hw_params", "start", "enable"):
             self.assertEqual(members.door_for("file_operations", member, doors), "")
+
+    def test_macro_receiver_declared_by_its_users(self) -> None:
+        # drivers/net/wireless/ath/key.c:26: REG_WRITE's common->ops->write,
+        # where every function using it declares struct ath_common *common;
+        # one user that does not declare it leaves the door untyped.
+        src = ("#define REG_WRITE(_ah, _reg, _val)\t(common->ops->write)(_ah, _val, _reg)\n"
+               "static void kd(struct ath_common *common, u8 idx)\n{\n"
+               "\tstruct ath_hw *ah = common->ah;\n\tREG_WRITE(ah, 1, 0);\n}\n"
+               "static void ks(struct ath_hw *ah)\n{\n"
+               "\tstruct ath_common *common = ath9k_hw_common(ah), *other;\n"
+               "\tREG_WRITE(ah, 2, 0);\n}\n")
+        fields = {("ath_common", "ops"): "ath_ops"}
+        for extra, want in (("", "ath_ops"),
+                            ("static void kz(struct ath_hw *ah)\n{\n\tREG_WRITE(ah, 3, 0);\n}\n",
+                             "")):
+            with tempfile.TemporaryDirectory() as d:
+                os.makedirs(os.path.join(d, "drivers"))
+                with open(os.path.join(d, "drivers", "key.c"), "w") as f:
+                    f.write(src + extra)
+                doors = members.open_doors(d, ["write"], fields)
+            self.assertEqual(doors["write"], [(want, "drivers/key.c:1")])
+
+    def test_names_after_the_first_declared(self) -> None:
+        # sound/soc/intel/avs/pcm.c: struct snd_soc_pcm_runtime *fe, *be;
+        found = members.Declarations("/nonexistent").found(
+            "\tstruct snd_soc_pcm_runtime *fe, *be;\n\tstruct a x[2], y = f(1, *z);\n")
+        self.assertEqual(found["be"], {"snd_soc_pcm_runtime"})
+        self.assertEqual(found["y"], {"a"})
+        self.assertNotIn("z", found)
 
     def test_typedef_receiver(self) -> None:
         # sound/isa/wavefront/wavefront_midi.c:234, midi->open of a typedef'd

@@ -281,6 +281,7 @@ def open_doors(kdir: str, members: Iterable[str],
 # type's (`foo_t *name`, `int name`), which makes the name's type unknown.
 DECLARED = re.compile(r"(?:\b(?:struct|union)\s+([A-Za-z_]\w*)|\b([A-Za-z_]\w*))\s*(?:\*\s*)*"
                       r"(?:\bconst\s+)?(?<=[\s*])([A-Za-z_]\w*)\s*(?=[,;=)\[])")
+MORE_DECLARED = re.compile(r"\s*(?:\[[^\]]*\]\s*)?,\s*(?:\*\s*)*([A-Za-z_]\w*)(?=\s*([,;=\[]))")
 NOT_A_TYPE = frozenset(("return", "else", "case", "goto", "sizeof", "typeof", "do", "struct",
                         "union", "enum", "const", "volatile", "static", "extern", "inline"))
 
@@ -320,7 +321,31 @@ class Declarations:
             if d.group(2) not in NOT_A_TYPE:
                 t = d.group(1) or self.typedefs.get(d.group(2) or "", "") or "?"
                 out.setdefault(d.group(3), set()).add(t)
+                # `struct snd_soc_pcm_runtime *fe, *be;`: the names after it.
+                at = d.end()
+                while (more := MORE_DECLARED.match(text, at)):
+                    out.setdefault(more.group(1), set()).add(t)
+                    if more.group(2) == "=":
+                        break       # an initializer's commas are not the list's
+                    at = more.end()
         return out
+
+    def function_start(self, lineno: int) -> int:
+        """The 0-based index of the first line of the function around line
+        lineno (1-based): the line after the last `}` in column 0."""
+        start = lineno - 1
+        while start > 0 and not self.lines[start - 1].startswith("}"):
+            start -= 1
+        return start
+
+    def in_function(self, lineno: int) -> bool:
+        """Whether line lineno is inside a function's body (an opening `{`
+        in column 0 since the last closing one)."""
+        return any(ln.startswith("{") for ln in self.lines[self.function_start(lineno):lineno - 1])
+
+    def local_types(self, name: str, lineno: int) -> set[str]:
+        """What the function around line lineno itself declares name as."""
+        return self.found("\n".join(self.lines[self.function_start(lineno):lineno])).get(name, set())
 
     def types(self, name: str, lineno: int) -> set[str]:
         """What the function around line lineno (1-based) declares name
@@ -386,7 +411,8 @@ def macro_receiver_type(before: str, declared: Declarations, lineno: int,
     its .c file defines, whose receiver is one of the macro's parameters
     (`#define ca_midi_write_data(midi, data) midi->write(midi, data, 0)`
     in sound/pci/ca0106/ca_midi.c): the one type the argument has at every
-    use of the macro in the file; else ""."""
+    use of the macro in the file; or a name every function that uses the
+    macro declares, with one type; else ""."""
     parts = receiver_parts(before)
     lines = declared.lines
     first = lineno - 1
@@ -399,15 +425,26 @@ def macro_receiver_type(before: str, declared: Declarations, lineno: int,
     if not d:
         return ""
     params = [x.strip() for x in d.group(2).split(",")]
-    if not parts or parts[0] not in params:
+    if not parts:
         return ""
-    index = params.index(parts[0])
+    index = params.index(parts[0]) if parts[0] in params else -1
     use = re.compile(r"\b%s\s*\(" % re.escape(d.group(1)))
     found: set[str] = set()
     for n, line in enumerate(lines):
         if first <= n <= last:
             continue
         for u in use.finditer(line):
+            if index < 0:
+                # A name the macro takes from where it is used (ath's
+                # REG_WRITE and `common->ops->write`): each user must
+                # declare it itself, in a function, with one struct type.
+                if line.rstrip().endswith("\\") or not declared.in_function(n + 1):
+                    return ""
+                types = declared.local_types(parts[0], n + 1)
+                if len(types) != 1:
+                    return ""
+                found.add(next(iter(types)))
+                continue
             text = "\n".join(lines[n:n + 3])
             close = matching(text, u.end() - 1)
             args = csource.split_args(text[u.end():close]) if close > 0 else []
