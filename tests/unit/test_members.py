@@ -14,6 +14,18 @@ from killable import data  # noqa: E402
 from killable.graph import members  # noqa: E402
 
 
+def doors_in_tree(files: dict[str, str], names: list[str],
+                  fields: dict[tuple[str, str], str] | None = None,
+                  typedefs: dict[str, str] | None = None) -> members.Doors:
+    """open_doors() over a tree of these files (relative path -> text)."""
+    with tempfile.TemporaryDirectory() as d:
+        for rel, text in files.items():
+            os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
+            with open(os.path.join(d, rel), "w") as f:
+                f.write(text)
+        return members.open_doors(d, names, fields, typedefs)
+
+
 def kind(line: str, name: str, prev: str = "") -> str:
     i = line.index(name)
     return members.classify(line, i, i + len(name), prev)
@@ -171,29 +183,23 @@ class TestDoorsThatAreNot(unittest.TestCase):
         fields = {("vcpu_svm", "shadow_msr_intercept"): "vcpu_svm.shadow_msr_intercept",
                   ("sctp_sack_variable", "gab"): "sctp_gap_ack_block",
                   ("snd_soc_pcm_runtime", "dpcm"): "snd_soc_dpcm_runtime"}
-        with tempfile.TemporaryDirectory() as d:
-            os.makedirs(os.path.join(d, "arch"))
-            os.makedirs(os.path.join(d, "net"))
-            with open(os.path.join(d, "arch", "svm.c"), "w") as f:
-                f.write("static void set_msr(struct kvm_vcpu *vcpu, int read, int write)\n{\n"
-                        "\tstruct vcpu_svm *svm = to_svm(vcpu);\n"
-                        "\tset_bit(slot, svm->shadow_msr_intercept.write);\n"
-                        "\t/* Rules for handlers: never\n"
-                        "\t   handlers could not have their side-effect (e.g. probe\n"
-                        "\t */\n}\n"
-                        "static int hw(struct snd_pcm_substream *substream)\n{\n"
-                        "\tstruct snd_soc_pcm_runtime *fe = asoc(substream);\n"
-                        "\tp = &fe->dpcm[substream->stream].hw_params;\n}\n")
-            with open(os.path.join(d, "net", "outq.c"), "w") as f:
-                f.write("static void gab(struct sctp_chunk *chunk)\n{\n"
-                        "\tunion sctp_sack_variable *frags;\n"
-                        "\tx = sctp_tsnmap(ntohs(frags[i].gab.start) + 1);\n}\n")
-            with open(os.path.join(d, "net", "trace.h"), "w") as f:
-                f.write("TRACE_EVENT(rdev_set_coalesce,\n"
-                        "\tTP_printk(WIPHY_PR_FMT \", enable: %u\", WIPHY_PR_ARG,\n"
-                        "\t\t  __entry->enable)\n);\n")
-            doors = members.open_doors(d, ["write", "probe", "hw_params", "start", "enable"],
-                                       fields)
+        doors = doors_in_tree({
+            "arch/svm.c": ("static void set_msr(struct kvm_vcpu *vcpu, int read, int write)\n{\n"
+                           "\tstruct vcpu_svm *svm = to_svm(vcpu);\n"
+                           "\tset_bit(slot, svm->shadow_msr_intercept.write);\n"
+                           "\t/* Rules for handlers: never\n"
+                           "\t   handlers could not have their side-effect (e.g. probe\n"
+                           "\t */\n}\n"
+                           "static int hw(struct snd_pcm_substream *substream)\n{\n"
+                           "\tstruct snd_soc_pcm_runtime *fe = asoc(substream);\n"
+                           "\tp = &fe->dpcm[substream->stream].hw_params;\n}\n"),
+            "net/outq.c": ("static void gab(struct sctp_chunk *chunk)\n{\n"
+                           "\tunion sctp_sack_variable *frags;\n"
+                           "\tx = sctp_tsnmap(ntohs(frags[i].gab.start) + 1);\n}\n"),
+            "net/trace.h": ("TRACE_EVENT(rdev_set_coalesce,\n"
+                            "\tTP_printk(WIPHY_PR_FMT \", enable: %u\", WIPHY_PR_ARG,\n"
+                            "\t\t  __entry->enable)\n);\n"),
+        }, ["write", "probe", "hw_params", "start", "enable"], fields)
         self.assertEqual(doors["write"], [("vcpu_svm.shadow_msr_intercept", "arch/svm.c:4")])
         self.assertNotIn("probe", doors)
         self.assertEqual(doors["hw_params"], [("snd_soc_dpcm_runtime", "arch/svm.c:12")])
@@ -216,11 +222,7 @@ class TestDoorsThatAreNot(unittest.TestCase):
         for extra, want in (("", "ath_ops"),
                             ("static void kz(struct ath_hw *ah)\n{\n\tREG_WRITE(ah, 3, 0);\n}\n",
                              "")):
-            with tempfile.TemporaryDirectory() as d:
-                os.makedirs(os.path.join(d, "drivers"))
-                with open(os.path.join(d, "drivers", "key.c"), "w") as f:
-                    f.write(src + extra)
-                doors = members.open_doors(d, ["write"], fields)
+            doors = doors_in_tree({"drivers/key.c": src + extra}, ["write"], fields)
             self.assertEqual(doors["write"], [(want, "drivers/key.c:1")])
 
     def test_names_after_the_first_declared(self) -> None:
@@ -234,14 +236,12 @@ class TestDoorsThatAreNot(unittest.TestCase):
     def test_typedef_receiver(self) -> None:
         # sound/isa/wavefront/wavefront_midi.c:234, midi->open of a typedef'd
         # struct; a typedef the tree does not know stays unknown.
-        with tempfile.TemporaryDirectory() as d:
-            os.makedirs(os.path.join(d, "sound"))
-            with open(os.path.join(d, "sound", "wm.c"), "w") as f:
-                f.write("static void out(snd_wavefront_midi_t *midi)\n{\n"
-                        "\tguard(spinlock_irqsave)(&midi->open);\n}\n"
-                        "static void in(other_t *o)\n{\n\tlock(&o->close);\n}\n")
-            doors = members.open_doors(d, ["open", "close"], {},
-                                       {"snd_wavefront_midi_t": "_snd_wavefront_midi"})
+        doors = doors_in_tree({"sound/wm.c": ("static void out(snd_wavefront_midi_t *midi)\n{\n"
+                                              "\tguard(spinlock_irqsave)(&midi->open);\n}\n"
+                                              "static void in(other_t *o)\n{\n"
+                                              "\tlock(&o->close);\n}\n")},
+                              ["open", "close"], {},
+                              {"snd_wavefront_midi_t": "_snd_wavefront_midi"})
         self.assertEqual(doors["open"], [("_snd_wavefront_midi", "sound/wm.c:3")])
         self.assertEqual(doors["close"], [("", "sound/wm.c:7")])
 

@@ -506,12 +506,17 @@ class Rules:
         """Position constraint: the site may be converted if a shape fits."""
         return self.verdict(p, prim, args) == "converted"
 
-    def through_branch(self, p, prim: str, args: str = "") -> bool:
+    def guarded(self, constraint, p, prim: str, args: str) -> bool:
+        """A position constraint that raises leaves its site manual, naming
+        the error (judge), and matches nothing."""
         try:
-            return self._through_branch(p, prim, args)
+            return constraint(p, prim, args)
         except Exception as e:  # noqa: BLE001
             self.site(p, prim, args).verdict = internal_error(e)
             return False
+
+    def through_branch(self, p, prim: str, args: str = "") -> bool:
+        return self.guarded(self._through_branch, p, prim, args)
 
     def _through_branch(self, p, prim: str, args: str = "") -> bool:
         """A `_timeout` wait whose kill takes the timeout branch (`if (t <=
@@ -536,11 +541,7 @@ class Rules:
         return self.ok(p, prim, args) and self.through_branch(p, prim, args)
 
     def ok_direct(self, p, prim: str, args: str = "") -> bool:
-        try:
-            return self._ok_direct(p, prim, args)
-        except Exception as e:  # noqa: BLE001
-            self.site(p, prim, args).verdict = internal_error(e)
-            return False
+        return self.guarded(self._ok_direct, p, prim, args)
 
     def _ok_direct(self, p, prim: str, args: str = "") -> bool:
         """Position constraint of the shapes that return (or undo inline)
