@@ -5,12 +5,14 @@ file beside the target and renamed over it, so that concurrent writers
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pickle
 import tempfile
 from typing import IO, Iterator
 
 
+@functools.lru_cache(maxsize=1)
 def current_umask() -> int:
     """The process umask, read without changing it (os.umask would race threads)."""
     try:

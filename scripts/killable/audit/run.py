@@ -99,8 +99,8 @@ def load_primitives(path: str) -> dict[str, str]:
 
 
 # The Python half of the rules: what a verdict can depend on besides cocci/.
-RULE_PYTHON = ("scan", "graph/reach.py", "verdicts", "generate.py", "data.py", "paths.py", "agree.py", "atomic.py",
-               "spatch.py")
+RULE_PYTHON = ("scan", "graph/reach.py", "verdicts", "generate.py", "data.py", "paths.py", "agree.py",
+               "atomic.py", "spatch.py")
 
 
 def rules_version(root: str = ROOT) -> str:

@@ -28,7 +28,6 @@ Outputs (both TSV, sorted):
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
@@ -56,7 +55,6 @@ SCAN_FORMAT = "1"
 
 # ---------------------------------------------------------------- utilities
 
-@functools.lru_cache(maxsize=1)
 def read_json(path: str):
     """A cache entry, or None when it is missing or unreadable."""
     try:

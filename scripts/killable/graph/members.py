@@ -351,11 +351,7 @@ class Declarations:
         """What the function around line lineno (1-based) declares name
         as, from its header to that line (kernel style closes a function
         with `}` in column 0); else what the whole file does."""
-        start = lineno - 1
-        while start > 0 and not self.lines[start - 1].startswith("}"):
-            start -= 1
-        here = self.found("\n".join(self.lines[start:lineno]))
-        return here.get(name) or self.whole.get(name, set())
+        return self.local_types(name, lineno) or self.whole.get(name, set())
 
 
 RECEIVER_PARTS = re.compile(r"\s*(?:->|\.)\s*")

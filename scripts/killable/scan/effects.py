@@ -449,25 +449,22 @@ def without_assembly(text: str) -> str:
     if "__ASSEMBLY__" not in text:
         return text
     out = []
-    # Per open #if: whether its current branch is assembly only, and what
-    # its #else turns to (None: an #if not about __ASSEMBLY__).
-    stack: list[tuple[bool, bool | None]] = []
+    # Per open #if: (its current branch is assembly only, its #else is).
+    stack: list[tuple[bool, bool]] = []
     for line in text.split("\n"):
-        asm = any(a for a, _ in stack)
-        if ASM_IF.match(line) or ASM_IFNDEF.match(line):
-            stack.append((bool(ASM_IF.match(line)), not ASM_IF.match(line)))
+        asm = any(now for now, _ in stack)
+        if (ifdef := ASM_IF.match(line)) or ASM_IFNDEF.match(line):
+            stack.append((bool(ifdef), not ifdef))
         elif PP_IF.match(line):
-            stack.append((False, None))
+            stack.append((False, False))
         elif PP_ELSE.match(line) and stack:
-            _a, other = stack[-1]
             # An #elif after an __ASSEMBLY__ test is read as C.
-            stack[-1] = (bool(other) and line.lstrip().lstrip("#").lstrip().startswith("else"),
-                         None)
+            is_else = line.lstrip().lstrip("#").lstrip().startswith("else")
+            stack[-1] = (stack[-1][1] and is_else, False)
         elif PP_ENDIF.match(line) and stack:
             stack.pop()
-        else:
-            out.append("" if asm else line)
-            continue
+        elif asm:
+            line = ""
         out.append(line)
     return "\n".join(out)
 
